@@ -1,0 +1,36 @@
+// Base: a contiguous 1-D buffer of n elements of one dtype, allocated lazily at its first write.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/dtype.h"
+
+namespace hassium {
+
+struct Base {
+  Base(std::string name, DType dtype, int64_t nelem)
+      : name(std::move(name)), dtype(dtype), nelem(nelem) {}
+  Base(const Base&) = delete;
+  Base& operator=(const Base&) = delete;
+
+  std::string name; // for the text format and messages; unique within a Program
+  DType dtype;
+  int64_t nelem;
+  // The memory, owned by the engine's allocator; null until the first write executes
+  // (and again after FREE). Frontends that wrap existing memory set it themselves.
+  void* data = nullptr;
+  // Non-null when the memory belongs to someone else (e.g. a NumPy array): never freed here.
+  std::shared_ptr<void> external_owner;
+
+  int64_t nbytes() const { return nelem * dtype_size(dtype); }
+};
+
+using BasePtr = std::shared_ptr<Base>;
+
+inline BasePtr make_base(std::string name, DType dtype, int64_t nelem) {
+  return std::make_shared<Base>(std::move(name), dtype, nelem);
+}
+
+} // namespace hassium

@@ -1,0 +1,30 @@
+// Instruction helpers: operand dtypes, input views and loop shapes.
+#include "core/instruction.h"
+
+#include "core/error.h"
+
+namespace hassium {
+
+DType Instruction::dtype(size_t i) const {
+  return is_view(i) ? view(i).dtype() : constant(i).dtype;
+}
+
+std::vector<const View*> Instruction::inputs() const {
+  std::vector<const View*> in;
+  if (is_system()) return in;
+  for (size_t i = 1; i < operands.size(); ++i)
+    if (is_view(i)) in.push_back(&view(i));
+  return in;
+}
+
+const Dims& Instruction::loop_shape() const {
+  switch (info().family) {
+  case Family::REDUCTION: return view(1).shape;
+  case Family::INDEXING:
+    if (op != Opcode::GATHER) return view(2).shape; // one iteration per index
+    return view(0).shape;
+  default: return view(0).shape;
+  }
+}
+
+} // namespace hassium

@@ -1,0 +1,53 @@
+// View: (base, offset, shape, stride) in elements; any ndim, stride 0 and negative strides.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <boost/container/small_vector.hpp>
+
+#include "core/base.h"
+
+namespace hassium {
+
+// Shape and stride vectors: inline for up to 4 dimensions, so recording allocates little.
+using Dims = boost::container::small_vector<int64_t, 4>;
+
+std::string dims_text(const Dims& d); // "(3, 4)" as NumPy prints a shape
+
+struct View {
+  BasePtr base;
+  int64_t offset = 0;
+  Dims shape;
+  Dims stride;
+
+  // The whole base as a 1-D contiguous view.
+  static View whole(const BasePtr& base);
+  // A contiguous row-major view of the given shape starting at offset.
+  static View contiguous(const BasePtr& base, const Dims& shape, int64_t offset = 0);
+
+  int ndim() const { return int(shape.size()); }
+  int64_t size() const; // number of elements (1 for 0-d, 0 if any extent is 0)
+  DType dtype() const { return base->dtype; }
+  // Smallest and largest element index touched (only meaningful when size() > 0).
+  int64_t min_index() const;
+  int64_t max_index() const;
+  // Every element lies inside [0, base->nelem).
+  bool in_bounds() const;
+  // Row-major contiguous from offset.
+  bool is_contiguous() const;
+  // The view is the whole base, 1-D, offset 0, stride 1 (what a bare NAME means in text).
+  bool is_whole_base() const;
+  // The base element index of the element at the given row-major flat position.
+  int64_t index_of_flat(int64_t flat) const;
+
+  // Same base object, offset, shape and stride (the paper's "identical").
+  bool identical(const View& o) const;
+  bool operator==(const View& o) const { return identical(o); }
+};
+
+// Exact overlap test: the views share a base and at least one element index.
+// A cheap interval test first; when intervals meet, an exact lattice test.
+bool overlaps(const View& a, const View& b);
+
+} // namespace hassium
