@@ -1,0 +1,46 @@
+// Engine: the interface every vector engine (cpu, cuda) implements; the VEM calls it per block.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/program.h"
+
+namespace hassium {
+
+// One fused block as the VEM hands it to an engine.
+struct KernelBlock {
+  const Program* program = nullptr;
+  // Indices into program->instrs, ascending (program order). System instructions (FREE, SYNC)
+  // are handled by the VEM and never appear here.
+  std::vector<size_t> instrs;
+  // Bases created and FREEd inside this block (the paper's contraction): the engine keeps
+  // their values in registers and never reads or writes base->data for them.
+  std::vector<const Base*> contracted;
+};
+
+// Counters an engine keeps (for HASSIUM_PROFILE and hassium.profile()).
+struct EngineStats {
+  int64_t blocks_executed = 0;
+  int64_t kernels_compiled = 0;
+  int64_t memory_cache_hits = 0;
+  int64_t disk_cache_hits = 0;
+  double compile_seconds = 0;
+  double execute_seconds = 0;
+};
+
+class Engine {
+public:
+  virtual ~Engine() = default;
+  virtual std::string_view name() const = 0;
+  // Runs one block. Every base the block accesses, except the contracted ones, has its data
+  // allocated (base->data != null) before the call; outputs are written in place.
+  // Throws UserError for bad data (e.g. an out-of-range GATHER index); the engine stays usable.
+  virtual void execute(const KernelBlock& block) = 0;
+  virtual EngineStats stats() const = 0;
+};
+
+} // namespace hassium
