@@ -1,0 +1,28 @@
+// Backend: what the Runtime hands a flushed Program to (a VEM implements it; core knows no VEM).
+#pragma once
+
+#include <string_view>
+
+#include "core/profile.h"
+#include "core/program.h"
+
+namespace hassium {
+
+// The layering: core may not depend on vem/ or ve/, so the Runtime talks to this interface.
+// vem/node's NodeVem implements it; the library hassium_runtime (vem/stack.h) builds a Backend
+// from the configuration and installs it with Runtime::install().
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  // Executes the program: every instruction, in an order that respects its dependencies.
+  // Afterwards every SYNC'd base holds its values in base->data and has base->synced set.
+  // On a UserError (bad data, e.g. an out-of-range GATHER index) the backend stays usable:
+  // blocks that ran before the failing one keep their effects, nothing after it runs, and the
+  // program's FREEs are still honored (their memory is released).
+  virtual void execute(const Program& program) = 0;
+  // Adds this backend's counters (fusion, memory, engine) to `c`.
+  virtual void add_counters(ProfileCounters& c) const = 0;
+};
+
+} // namespace hassium

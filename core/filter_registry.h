@@ -1,0 +1,31 @@
+// The registry of filters: Program -> Program rewrite passes, looked up by name.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/program.h"
+
+namespace hassium {
+
+// A filter rewrites a flushed program before the VEM sees it (filters/ holds one per file).
+// It must keep the program's meaning: same values in every SYNC'd base, same FREEs.
+using FilterFn = std::function<Program(Program)>;
+
+struct NamedFilter {
+  std::string name;
+  FilterFn fn;
+};
+
+// Registers a filter; registering a name twice replaces the first. Thread-safe.
+void register_filter(std::string name, FilterFn fn);
+// Names of the registered filters, sorted.
+std::vector<std::string> filter_names();
+// The filters of a comma-separated list (e.g. the [stack] filters key), in list order.
+// Blanks around names are ignored; an empty list gives no filters. Throws UserError naming
+// an unknown filter and listing the valid ones.
+std::vector<NamedFilter> resolve_filters(std::string_view list);
+
+} // namespace hassium

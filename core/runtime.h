@@ -1,0 +1,80 @@
+// Runtime: the one per process that frontends record instructions into and flush.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+#include "core/filter_registry.h"
+#include "core/profile.h"
+#include "core/program.h"
+
+namespace hassium {
+
+// How the stack is assembled (core may not depend on vem/ or ve/):
+//   core/backend.h  Backend, the interface a VEM implements: execute a Program, report counters.
+//   core/runtime.h  Runtime: the pending Program, the filter pipeline, the profile counters and
+//                   the installed Backend. Knows nothing of configuration files or engines.
+//   vem/stack.h     install_stack(), in the library hassium_runtime that links everything: reads
+//                   the configuration, builds engine + VEM + filters, calls Runtime::install().
+// A program that flushes links hassium_runtime and calls install_stack() once at start-up (the
+// `hassium` tool and the Python module do). Until then a flush of a non-empty program throws a
+// UserError that says so; recording works without a stack.
+//
+// Errors during a flush: the pending program is taken out of the Runtime before anything runs,
+// so after a UserError (bad filter, bad data such as an out-of-range GATHER index) it is DROPPED:
+// the Runtime is empty and usable. Blocks that ran before the error keep their effects, nothing
+// after the failing block runs, and the dropped program's FREEs are still honored by the VEM.
+// Arrays written by the failed program therefore hold unspecified values; frontends report the
+// error to the user and carry on.
+struct Stack {
+  std::unique_ptr<Backend> backend;
+  std::vector<NamedFilter> filters; // applied in order at every flush
+  bool profile = false;             // print the counters to stderr at exit
+};
+
+class Runtime {
+public:
+  Runtime() = default;
+  ~Runtime(); // shutdown()
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // The process's runtime. Never destroyed; install() registers an exit hook that calls
+  // shutdown() (before the engine's libraries are torn down).
+  static Runtime& instance();
+
+  // Replaces the stack. A pending program is flushed through the old backend first, if any.
+  void install(Stack stack);
+  bool installed() const;
+
+  // Appends to the pending program. Debug builds check the instruction (check_instruction).
+  void record(Instruction ins);
+  // Runs the pending program: filters in order, then the backend. No-op when nothing is pending.
+  void flush();
+  // Records SYNC of the base and flushes: afterwards base->data holds its values.
+  void sync(const BasePtr& base);
+
+  size_t pending_size() const;
+  // Counters of the runtime and its backend.
+  ProfileCounters counters() const;
+  // Prints the counters to stderr when the stack asked for it; then drops the backend.
+  void shutdown();
+
+private:
+  void flush_locked();
+
+  mutable std::mutex mutex_;
+  Program pending_;
+  Stack stack_;
+  ProfileCounters counters_; // the runtime's own: flushes, instructions, flush time
+};
+
+// A cheap check of one instruction: operand count, kinds and type signature, views in bounds,
+// element-wise shapes equal to the output's. Returns "" when fine, else what is wrong.
+// (ir/verifier.h checks whole programs thoroughly; this is what record() affords per call.)
+std::string check_instruction(const Instruction& ins);
+
+} // namespace hassium

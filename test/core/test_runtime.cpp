@@ -1,0 +1,166 @@
+// Tests for core/runtime: recording, flushing through a backend, filters, errors, counters.
+#include <catch2/catch.hpp>
+
+#include "core/error.h"
+#include "core/runtime.h"
+
+using namespace hassium;
+
+namespace {
+// Remembers what it was asked to run; throws UserError when a program holds a NEGATIVE.
+struct FakeBackend : Backend {
+  std::vector<std::vector<Opcode>>* seen;
+  explicit FakeBackend(std::vector<std::vector<Opcode>>* seen) : seen(seen) {}
+  std::string_view name() const override { return "fake"; }
+  void execute(const Program& p) override {
+    std::vector<Opcode> ops;
+    for (const auto& ins : p.instrs) ops.push_back(ins.op);
+    seen->push_back(ops);
+    for (const auto& ins : p.instrs)
+      if (ins.op == Opcode::NEGATIVE) HS_USER_ERROR() << "bad data";
+  }
+  void add_counters(ProfileCounters& c) const override { c.blocks += 7; }
+};
+
+Instruction add(const BasePtr& a) {
+  return Instruction(Opcode::ADD, {View::whole(a), View::whole(a), Scalar::of_float(1)});
+}
+Instruction neg(const BasePtr& a) {
+  return Instruction(Opcode::NEGATIVE, {View::whole(a), View::whole(a)});
+}
+
+Stack fake_stack(std::vector<std::vector<Opcode>>* seen) {
+  Stack s;
+  s.backend = std::make_unique<FakeBackend>(seen);
+  return s;
+}
+} // namespace
+
+TEST_CASE("flush hands the pending program to the backend, once") {
+  std::vector<std::vector<Opcode>> seen;
+  Runtime rt;
+  rt.install(fake_stack(&seen));
+  auto a = make_base("a", DType::FLOAT64, 4);
+  rt.record(add(a));
+  rt.record(add(a));
+  CHECK(rt.pending_size() == 2);
+  rt.flush();
+  CHECK(rt.pending_size() == 0);
+  rt.flush(); // nothing pending: the backend is not called
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0] == std::vector<Opcode>{Opcode::ADD, Opcode::ADD});
+  auto c = rt.counters();
+  CHECK(c.flushes == 1);
+  CHECK(c.instructions == 2);
+  CHECK(c.blocks == 7); // from the backend
+}
+
+TEST_CASE("sync records a SYNC of the whole base and flushes") {
+  std::vector<std::vector<Opcode>> seen;
+  Runtime rt;
+  rt.install(fake_stack(&seen));
+  auto a = make_base("a", DType::INT32, 3);
+  rt.record(Instruction(Opcode::RANGE, {View::whole(a)}));
+  rt.sync(a);
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0] == std::vector<Opcode>{Opcode::RANGE, Opcode::SYNC});
+}
+
+TEST_CASE("flush without a stack is an error that keeps the pending program") {
+  Runtime rt;
+  auto a = make_base("a", DType::FLOAT64, 4);
+  rt.record(add(a));
+  CHECK_THROWS_WITH(rt.flush(), Catch::Contains("install_stack"));
+  CHECK(rt.pending_size() == 1);
+  std::vector<std::vector<Opcode>> seen;
+  rt.install(fake_stack(&seen)); // no old backend: the pending program stays for the new one
+  CHECK(seen.empty());
+  rt.flush();
+  CHECK(seen.size() == 1);
+}
+
+TEST_CASE("install flushes what is pending through the old backend") {
+  std::vector<std::vector<Opcode>> old_seen, new_seen;
+  Runtime rt;
+  rt.install(fake_stack(&old_seen));
+  auto a = make_base("a", DType::FLOAT64, 4);
+  rt.record(add(a));
+  rt.install(fake_stack(&new_seen));
+  CHECK(old_seen.size() == 1);
+  CHECK(new_seen.empty());
+  CHECK(rt.pending_size() == 0);
+}
+
+TEST_CASE("an error during a flush drops the program and leaves the runtime usable") {
+  std::vector<std::vector<Opcode>> seen;
+  Runtime rt;
+  rt.install(fake_stack(&seen));
+  auto a = make_base("a", DType::FLOAT64, 4);
+  rt.record(add(a));
+  rt.record(neg(a));
+  CHECK_THROWS_AS(rt.flush(), UserError);
+  CHECK(rt.pending_size() == 0);
+  rt.record(add(a));
+  rt.flush();
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[1] == std::vector<Opcode>{Opcode::ADD});
+  CHECK(rt.counters().flushes == 2);
+}
+
+TEST_CASE("filters run in order before the backend") {
+  std::vector<std::vector<Opcode>> seen;
+  std::vector<std::string> order;
+  Runtime rt;
+  Stack s = fake_stack(&seen);
+  auto b = make_base("b", DType::FLOAT64, 1);
+  s.filters.push_back({"first", [&](Program p) {
+                         order.push_back("first");
+                         p.instrs.push_back(add(b));
+                         return p;
+                       }});
+  s.filters.push_back({"second", [&](Program p) {
+                         order.push_back("second");
+                         CHECK(p.find_base("b") != nullptr); // bases collected after each filter
+                         p.instrs.erase(p.instrs.begin());
+                         return p;
+                       }});
+  rt.install(std::move(s));
+  auto a = make_base("a", DType::FLOAT64, 4);
+  rt.record(Instruction(Opcode::SYNC, {View::whole(a)}));
+  rt.flush();
+  CHECK(order == std::vector<std::string>{"first", "second"});
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0] == std::vector<Opcode>{Opcode::ADD});
+}
+
+TEST_CASE("check_instruction finds what record must not accept") {
+  auto a = make_base("a", DType::FLOAT64, 6);
+  auto i = make_base("i", DType::INT32, 6);
+  auto m = make_base("m", DType::FLOAT64, 6);
+  CHECK(check_instruction(add(a)) == "");
+  CHECK_THAT(check_instruction(
+                 Instruction(Opcode::ADD, {View::whole(a), View::whole(i), Scalar::of_float(1)})),
+             Catch::Contains("bad type signature"));
+  View outside = View::contiguous(a, {4}, 3);
+  CHECK_THAT(check_instruction(Instruction(Opcode::ADD, {outside, outside, Scalar::of_float(1)})),
+             Catch::Contains("outside its base of 6 elements"));
+  View two_by_three = View::contiguous(a, {2, 3});
+  CHECK_THAT(check_instruction(
+                 Instruction(Opcode::ADD, {View::whole(a), two_by_three, Scalar::of_float(1)})),
+             Catch::Contains("operand 1 has shape (2, 3), expected (6,)"));
+  auto r = make_base("r", DType::FLOAT64, 2);
+  Instruction reduce(Opcode::ADD_REDUCE, {View::whole(r), two_by_three, Scalar::of_int(1)});
+  CHECK(check_instruction(reduce) == "");
+  reduce.operands[2] = Scalar::of_int(0);
+  CHECK_THAT(check_instruction(reduce), Catch::Contains("expected (3,)"));
+  reduce.operands[2] = Scalar::of_int(2);
+  CHECK_THAT(check_instruction(reduce), Catch::Contains("axis 2 out of range"));
+  CHECK_THAT(check_instruction(Instruction(Opcode::SYNC, {View::contiguous(a, {3})})),
+             Catch::Contains("whole base"));
+  View mat = View::contiguous(m, {3, 2});
+  CHECK(check_instruction(
+            Instruction(Opcode::MATMUL, {View::contiguous(a, {2, 2}), two_by_three, mat})) == "");
+  CHECK_THAT(check_instruction(Instruction(
+                 Opcode::MATMUL, {View::contiguous(a, {2, 2}), two_by_three, two_by_three})),
+             Catch::Contains("expected (m, k) and (k, n)"));
+}
