@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Tests for bridge/cli/cmd_config.cpp: `hassium config` output, sources, exit codes.
+# Usage: test_cmd_config.sh HASSIUM_BINARY SOURCE_DIR
+set -u
+hassium=$1
+src=$2
+failures=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# expect_line OUTPUT REGEX: some line of OUTPUT matches REGEX (extended regex, whole line).
+expect_line() { grep -Eqx -- "$2" <<<"$1" || fail "no line matching /$2/ in:"$'\n'"$1"; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# A clean environment: no HASSIUM_* from the caller, an empty HOME.
+run() { env -i PATH="$PATH" HOME="$tmp" "$@" "$hassium" config; }
+
+out=$(run HASSIUM_CONFIG="$src/config.ini" HASSIUM_FUSER_ALGORITHM=optimal HASSIUM_PROFILE=1 2>&1)
+[[ $? == 0 ]] || fail "hassium config exited non-zero: $out"
+expect_line "$out" "# config file: $src/config.ini"
+expect_line "$out" "fuser\.algorithm = optimal +\(env HASSIUM_FUSER_ALGORITHM\)"
+expect_line "$out" "profile\.enabled = 1 +\(env HASSIUM_PROFILE\)"
+expect_line "$out" "cpu\.threads = 0 +\($src/config\.ini:[0-9]+\)"
+expect_line "$out" "fuser\.cache_dir = $tmp/\.cache/hassium/fuser +\($src/config\.ini:[0-9]+\)"
+nkeys=$(grep -c '^HS_CONFIG_KEY' "$src/core/config_keys.def")
+nlines=$(grep -vc '^#' <<<"$out")
+[[ $nlines == "$nkeys" ]] || fail "expected $nkeys key lines, got $nlines"
+
+# The user's file wins over the installed and source copies; keys it lacks are defaults.
+mkdir -p "$tmp/.config/hassium"
+printf '[cpu]\nthreads = 3\n' >"$tmp/.config/hassium/config.ini"
+out=$(run 2>&1)
+expect_line "$out" "cpu\.threads = 3 +\($tmp/\.config/hassium/config\.ini:2\)"
+expect_line "$out" "cpu\.opt_level = 3 +\(default\)"
+
+# A bad configuration: exit 1 and the error naming key, value and source.
+out=$(run HASSIUM_CPU_THREADS=many 2>&1)
+[[ $? == 1 ]] || fail "bad int: expected exit 1"
+expect_line "$out" "hassium: error: \[cpu\] threads 'many' \(from env HASSIUM_CPU_THREADS\) is not an integer"
+printf '[cpu]\nthreads = 3\nthraeds = 4\n' >"$tmp/.config/hassium/config.ini"
+out=$(run 2>&1)
+[[ $? == 1 ]] || fail "unknown key: expected exit 1"
+expect_line "$out" "hassium: error: $tmp/\.config/hassium/config\.ini:3: unknown key 'thraeds' in \[cpu\]; valid: .*"
+
+[[ $failures == 0 ]] && echo "all hassium config tests passed"
+exit $((failures > 0))
