@@ -16,8 +16,8 @@ trap 'rm -rf "$tmp"' EXIT
 # A clean environment: no HASSIUM_* from the caller, an empty HOME.
 run() { env -i PATH="$PATH" HOME="$tmp" "$@" "$hassium" config; }
 
-out=$(run HASSIUM_CONFIG="$src/config.ini" HASSIUM_FUSER_ALGORITHM=optimal HASSIUM_PROFILE=1 2>&1)
-[[ $? == 0 ]] || fail "hassium config exited non-zero: $out"
+out=$(run HASSIUM_CONFIG="$src/config.ini" HASSIUM_FUSER_ALGORITHM=optimal HASSIUM_PROFILE=1 2>&1) ||
+  fail "hassium config exited non-zero: $out"
 expect_line "$out" "# config file: $src/config.ini"
 expect_line "$out" "fuser\.algorithm = optimal +\(env HASSIUM_FUSER_ALGORITHM\)"
 expect_line "$out" "profile\.enabled = 1 +\(env HASSIUM_PROFILE\)"
@@ -35,12 +35,14 @@ expect_line "$out" "cpu\.threads = 3 +\($tmp/\.config/hassium/config\.ini:2\)"
 expect_line "$out" "cpu\.opt_level = 3 +\(default\)"
 
 # A bad configuration: exit 1 and the error naming key, value and source.
-out=$(run HASSIUM_CPU_THREADS=many 2>&1)
-[[ $? == 1 ]] || fail "bad int: expected exit 1"
+rc=0
+out=$(run HASSIUM_CPU_THREADS=many 2>&1) || rc=$?
+[[ $rc == 1 ]] || fail "bad int: expected exit 1, got $rc"
 expect_line "$out" "hassium: error: \[cpu\] threads 'many' \(from env HASSIUM_CPU_THREADS\) is not an integer"
 printf '[cpu]\nthreads = 3\nthraeds = 4\n' >"$tmp/.config/hassium/config.ini"
-out=$(run 2>&1)
-[[ $? == 1 ]] || fail "unknown key: expected exit 1"
+rc=0
+out=$(run 2>&1) || rc=$?
+[[ $rc == 1 ]] || fail "unknown key: expected exit 1, got $rc"
 expect_line "$out" "hassium: error: $tmp/\.config/hassium/config\.ini:3: unknown key 'thraeds' in \[cpu\]; valid: .*"
 
 [[ $failures == 0 ]] && echo "all hassium config tests passed"
