@@ -23,6 +23,9 @@ struct Base {
   void* data = nullptr;
   // Non-null when the memory belongs to someone else (e.g. a NumPy array): never freed here.
   std::shared_ptr<void> external_owner;
+  // The VEM's buffer behind `data` when the VEM allocated it: dropping the last reference (at
+  // FREE, or when the Base dies) hands the block back to the memory pool.
+  std::shared_ptr<void> allocation;
   // Set when a SYNC has executed and `data` holds the base's values for the frontend; cleared
   // when a later block writes the base.
   bool synced = false;
