@@ -6,8 +6,15 @@
 
 #include "bridge/cli/command.h"
 #include "core/config.h"
+#include "core/filter_registry.h"
 
 namespace {
+
+// Keys whose valid names live in a registry, checked here so that `hassium config` reports
+// every bad value. Add a line when a registry appears (fuser algorithms, cost models).
+void check_registry_names(const hassium::Config& config) {
+  config.choice_list("stack", "filters", hassium::filter_names());
+}
 
 // `section.key = value    (source)`, the sources aligned in one column.
 void print_effective(const hassium::Config& config) {
@@ -51,7 +58,9 @@ HS_CLI_COMMAND(config) {
     if (doc) {
       print_doc();
     } else {
-      print_effective(*hassium::Config::global());
+      auto config = hassium::Config::global();
+      check_registry_names(*config);
+      print_effective(*config);
     }
     exit_code = 0;
   });

@@ -45,5 +45,12 @@ out=$(run 2>&1) || rc=$?
 [[ $rc == 1 ]] || fail "unknown key: expected exit 1, got $rc"
 expect_line "$out" "hassium: error: $tmp/\.config/hassium/config\.ini:3: unknown key 'thraeds' in \[cpu\]; valid: .*"
 
+# Names from a registry are checked too (no such filter).
+rm "$tmp/.config/hassium/config.ini"
+rc=0
+out=$(run HASSIUM_STACK_FILTERS=no_such_filter 2>&1) || rc=$?
+[[ $rc == 1 ]] || fail "unknown filter: expected exit 1, got $rc"
+expect_line "$out" "hassium: error: unknown 'no_such_filter' in \[stack\] filters 'no_such_filter' \(from env HASSIUM_STACK_FILTERS\); valid: .*"
+
 [[ $failures == 0 ]] && echo "all hassium config tests passed"
 exit $((failures > 0))
