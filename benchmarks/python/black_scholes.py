@@ -1,5 +1,7 @@
-"""Black-Scholes: price N European call options at I successive maturities."""
-# --size N*I: N options, I iterations (maturities). Paper-like: --size 10000000*20
+"""Black-Scholes: price N European call options at I successive maturities.
+
+--size N*I: N options, I iterations (maturities). Paper-like: --size 10000000*20
+"""
 import argparse
 import time
 
@@ -32,7 +34,7 @@ def call_price(spot, strike, rate, vol, maturity):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", default="200000*10", help="N*I: options, iterations")
     parser.add_argument("--dtype", default="float64", help="float dtype of the arrays")
     args = parser.parse_args()

@@ -1,5 +1,7 @@
-"""Conway's Game of Life on an H x W board with dead borders, for I generations."""
-# --size H*W*I: board rows, columns, generations. Paper-like: --size 4000*4000*50
+"""Conway's Game of Life on an H x W board with dead borders, for I generations.
+
+--size H*W*I: board rows, columns, generations. Paper-like: --size 4000*4000*50
+"""
 import argparse
 import time
 
@@ -33,9 +35,9 @@ def step(world):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", default="500*500*20", help="H*W*I: rows, columns, generations")
-    parser.add_argument("--dtype", default="float64", help="dtype of the board cells (0 or 1)")
+    parser.add_argument("--dtype", default="float64", help="numeric dtype of the cells (0 or 1), not bool")
     args = parser.parse_args()
     rows, cols, generations = parse_size(parser, args.size, ["H", "W", "I"])
 

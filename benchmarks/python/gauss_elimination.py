@@ -1,5 +1,7 @@
-"""Gaussian elimination: solve a dense diagonally dominant N x N system Ax = b (no pivoting needed)."""
-# --size N: matrix order. Paper-like: --size 2500
+"""Gaussian elimination: solve a dense diagonally dominant N x N system Ax = b (no pivoting needed).
+
+--size N: matrix order. Paper-like: --size 2500
+"""
 import argparse
 import time
 
@@ -42,7 +44,7 @@ def solve(a, b):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", default="400", help="N: matrix order")
     parser.add_argument("--dtype", default="float64", help="float dtype of the matrix")
     args = parser.parse_args()

@@ -1,5 +1,7 @@
-"""Heat equation: Jacobi iteration towards the steady temperature of a plate heated on one edge."""
-# --size H*W*I: interior rows, columns, iterations. Paper-like: --size 5000*5000*100
+"""Heat equation: Jacobi iteration towards the steady temperature of a plate heated on one edge.
+
+--size H*W*I: interior rows, columns, iterations. Paper-like: --size 5000*5000*100
+"""
 import argparse
 import time
 
@@ -26,7 +28,7 @@ def steady_state(rows, cols):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", default="500*500*50", help="H*W*I: rows, columns, iterations")
     parser.add_argument("--dtype", default="float64", help="float dtype of the grid")
     parser.add_argument("--check", action="store_true", help="print the error against the steady state")

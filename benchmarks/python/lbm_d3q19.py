@@ -1,5 +1,7 @@
-"""Lattice Boltzmann D3Q19 (BGK): body-force-driven flow past a sphere in a periodic box."""
-# --size X*Y*Z*I: lattice extents, time steps. Paper-like: --size 150*150*150*20
+"""Lattice Boltzmann D3Q19 (BGK): body-force-driven flow past a sphere in a periodic box.
+
+--size X*Y*Z*I: lattice extents, time steps. Paper-like: --size 120*120*120*20
+"""
 import argparse
 import time
 
@@ -55,7 +57,7 @@ def step(f, solid, fluid):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", default="32*32*32*10", help="X*Y*Z*I: extents, time steps")
     parser.add_argument("--dtype", default="float64", help="float dtype of the distributions")
     args = parser.parse_args()

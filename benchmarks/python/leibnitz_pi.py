@@ -1,5 +1,7 @@
-"""Leibniz series for pi: sum N*I terms of 4*(1 - 1/3 + 1/5 - ...) in I chunks of N terms."""
-# --size N*I: terms per chunk, chunks. Paper-like: --size 100000000*10
+"""Leibniz series for pi: sum N*I terms of 4*(1 - 1/3 + 1/5 - ...) in I chunks of N terms.
+
+--size N*I: terms per chunk, chunks. Paper-like: --size 50000000*20
+"""
 import argparse
 import math
 import time
@@ -18,7 +20,7 @@ def parse_size(parser, text, names):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", default="1000000*10", help="N*I: terms per chunk, chunks")
     parser.add_argument("--dtype", default="float64", help="float dtype of the terms")
     args = parser.parse_args()

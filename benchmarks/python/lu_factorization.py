@@ -1,5 +1,7 @@
-"""LU factorization (Doolittle, in place, no pivoting) of a dense diagonally dominant N x N matrix."""
-# --size N: matrix order. Paper-like: --size 2500
+"""LU factorization (Doolittle, in place, no pivoting) of a dense diagonally dominant N x N matrix.
+
+--size N: matrix order. Paper-like: --size 2500
+"""
 import argparse
 import time
 
@@ -43,7 +45,7 @@ def split(m):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", default="400", help="N: matrix order")
     parser.add_argument("--dtype", default="float64", help="float dtype of the matrix")
     args = parser.parse_args()

@@ -1,7 +1,9 @@
-"""Monte Carlo pi: the fraction of N*I points of the unit square inside the quarter circle, times 4."""
-# --size N*I: points per iteration, iterations. Paper-like: --size 100000000*10
-# By default the points are the R2 low-discrepancy sequence (deterministic, identical on any
-# array backend); --no-deterministic draws them from np.random.default_rng(--seed) instead.
+"""Monte Carlo pi: the fraction of N*I points of the unit square inside the quarter circle, times 4.
+
+--size N*I: points per iteration, iterations. Paper-like: --size 20000000*20
+By default the points are the R2 low-discrepancy sequence (deterministic, identical on any
+array backend); --no-deterministic draws them from np.random.default_rng(--seed) instead.
+"""
 import argparse
 import math
 import time
@@ -34,7 +36,7 @@ def r2_points(first, n, dtype):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", default="1000000*10", help="N*I: points per iteration, iterations")
     parser.add_argument("--dtype", default="float64", help="float dtype of the coordinates")
     parser.add_argument("--deterministic", action=argparse.BooleanOptionalAction, default=True,

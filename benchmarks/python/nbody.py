@@ -1,5 +1,7 @@
-"""N-body: I leapfrog steps of N gravitating bodies with all-pairs (softened) forces."""
-# --size N*I: bodies, time steps. Paper-like: --size 5000*20
+"""N-body: I leapfrog steps of N gravitating bodies with all-pairs (softened) forces.
+
+--size N*I: bodies, time steps. Paper-like: --size 5000*20
+"""
 import argparse
 import time
 
@@ -53,7 +55,7 @@ def momentum(vel, mass):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", default="800*10", help="N*I: bodies, time steps")
     parser.add_argument("--dtype", default="float64", help="float dtype of the state")
     args = parser.parse_args()

@@ -1,5 +1,7 @@
-"""N-body "nice": a sun with P planets (all interacting) and A massless asteroids they pull on."""
-# --size P*A*I: planets, asteroids, time steps. Paper-like: --size 100*1000000*20
+"""N-body "nice": a sun with P planets (all interacting) and A massless asteroids they pull on.
+
+--size P*A*I: planets, asteroids, time steps. Paper-like: --size 100*200000*20
+"""
 import argparse
 import time
 
@@ -51,7 +53,7 @@ def pull(targets, sources, mass):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", default="20*50000*10", help="P*A*I: planets, asteroids, time steps")
     parser.add_argument("--dtype", default="float64", help="float dtype of the state")
     args = parser.parse_args()

@@ -1,5 +1,7 @@
-"""Rosenbrock: I steps of gradient descent on the N-dimensional Rosenbrock function."""
-# --size N*I: dimensions, iterations. Paper-like: --size 50000000*10
+"""Rosenbrock: I steps of gradient descent on the N-dimensional Rosenbrock function.
+
+--size N*I: dimensions, iterations. Paper-like: --size 50000000*10
+"""
 import argparse
 import time
 
@@ -34,7 +36,7 @@ def gradient(x):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", default="500000*20", help="N*I: dimensions, iterations")
     parser.add_argument("--dtype", default="float64", help="float dtype of the point")
     args = parser.parse_args()

@@ -1,5 +1,7 @@
-"""Successive over-relaxation (red-black ordering) for the Laplace equation on a plate heated on one edge."""
-# --size H*W*I: interior rows, columns, sweeps. Paper-like: --size 5000*5000*50
+"""Successive over-relaxation (red-black ordering) for the Laplace equation on a plate heated on one edge.
+
+--size H*W*I: interior rows, columns, sweeps. Paper-like: --size 5000*5000*50
+"""
 import argparse
 import math
 import time
@@ -38,7 +40,7 @@ def relax(grid, first_row, first_col, omega):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", default="500*500*20", help="H*W*I: rows, columns, sweeps")
     parser.add_argument("--dtype", default="float64", help="float dtype of the grid")
     parser.add_argument("--check", action="store_true", help="print the error against the steady state")

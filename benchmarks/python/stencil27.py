@@ -1,5 +1,7 @@
-"""27-point stencil: repeated 3x3x3 box averaging of the interior of a 3-D grid with fixed faces."""
-# --size X*Y*Z*I: interior extents, iterations. Paper-like: --size 300*300*300*20
+"""27-point stencil: repeated 3x3x3 box averaging of the interior of a 3-D grid with fixed faces.
+
+--size X*Y*Z*I: interior extents, iterations. Paper-like: --size 256*256*256*15
+"""
 import argparse
 import time
 
@@ -41,7 +43,7 @@ def step(grid, measure):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", default="80*80*80*10", help="X*Y*Z*I: extents, iterations")
     parser.add_argument("--dtype", default="float64", help="float dtype of the grid")
     args = parser.parse_args()

@@ -1,13 +1,15 @@
-"""Water-ice: seasonal freezing and melting of a 2-D lake section (enthalpy method heat equation)."""
-# --size H*W*I: depth cells, horizontal cells, time steps. Paper-like: --size 2000*2000*50
-#
-# Model (grid units, dx = 1): each cell holds its enthalpy E (heat per volume, relative to
-# ice at 0 C). Ice (E < 0) has T = E / C_ICE; water (E > LATENT) has T = (E - LATENT) / C_WATER;
-# in between the cell is slush at 0 C with liquid fraction E / LATENT. Heat conducts with the
-# phase-weighted conductivity: dE/dt = div(k grad T), explicit Euler. Row 0 touches the air,
-# whose temperature falls across the lake (a latitude gradient) and follows the seasons;
-# the bottom sits on water at 4 C; the sides are insulated. The lake starts as water at 4 C
-# in the coldest part of winter.
+"""Water-ice: seasonal freezing and melting of a 2-D lake section (enthalpy method heat equation).
+
+--size H*W*I: depth cells, horizontal cells, time steps. Paper-like: --size 2000*2000*100
+
+Model (grid units, dx = 1): each cell holds its enthalpy E (heat per volume, relative to
+ice at 0 C). Ice (E < 0) has T = E / C_ICE; water (E > LATENT) has T = (E - LATENT) / C_WATER;
+in between the cell is slush at 0 C with liquid fraction E / LATENT. Heat conducts with the
+phase-weighted conductivity: dE/dt = div(k grad T), explicit Euler. Row 0 touches the air,
+whose temperature falls across the lake (a latitude gradient) and follows the seasons;
+the bottom sits on water at 4 C; the sides are insulated. The lake starts as water at 4 C
+in the coldest part of winter.
+"""
 import argparse
 import math
 import time
@@ -61,7 +63,7 @@ def step(e, columns, t):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", default="200*200*100", help="H*W*I: depth, width, time steps")
     parser.add_argument("--dtype", default="float64", help="float dtype of the enthalpy field")
     args = parser.parse_args()
