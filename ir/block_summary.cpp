@@ -1,0 +1,139 @@
+// Block summaries: built from instructions, merged with two-pointer walks.
+#include "ir/block_summary.h"
+
+#include <algorithm>
+
+namespace hassium {
+
+namespace {
+
+ViewStat combine(ViewStat x, const ViewStat& y) {
+  x.first_read = std::min(x.first_read, y.first_read);
+  x.first_write = std::min(x.first_write, y.first_write);
+  x.count += y.count;
+  return x;
+}
+
+// Rebuilds `bases[*].begin/end` after `views` changed.
+void index_bases(BlockSummary& s, const AccessTable& t) {
+  size_t k = 0;
+  for (BaseStat& b : s.bases) {
+    b.begin = uint32_t(k);
+    while (k < s.views.size() && s.views[k].view < t.bases[b.base].end_view) ++k;
+    b.end = uint32_t(k);
+  }
+}
+
+} // namespace
+
+const BaseStat* BlockSummary::find_base(uint32_t base) const {
+  auto it = std::lower_bound(bases.begin(), bases.end(), base,
+                             [](const BaseStat& b, uint32_t x) { return b.base < x; });
+  return it != bases.end() && it->base == base ? &*it : nullptr;
+}
+
+const ViewStat* BlockSummary::find_view(uint32_t view) const {
+  auto it = std::lower_bound(views.begin(), views.end(), view,
+                             [](const ViewStat& v, uint32_t x) { return v.view < x; });
+  return it != views.end() && it->view == view ? &*it : nullptr;
+}
+
+BlockSummary summarize_block(const AccessTable& t, std::span<const uint32_t> instrs) {
+  BlockSummary s;
+  for (uint32_t i : instrs) {
+    for (const Access& a : t.accesses_of(i)) {
+      uint8_t flag = 0;
+      switch (a.mode) {
+      case AccessMode::READ:
+        s.views.push_back({a.view, i, kNever, 1});
+        break;
+      case AccessMode::WRITE:
+        s.views.push_back({a.view, kNever, i, 1});
+        break;
+      case AccessMode::FREE:
+        flag = kFreed;
+        break;
+      case AccessMode::SYNC:
+        flag = kSynced;
+        break;
+      }
+      if (t.bases[a.base].creator == int32_t(i)) flag |= kCreated;
+      BaseStat b;
+      b.base = a.base;
+      b.flags = flag;
+      s.bases.push_back(b);
+    }
+  }
+  std::sort(s.views.begin(), s.views.end(),
+            [](const ViewStat& a, const ViewStat& b) { return a.view < b.view; });
+  size_t w = 0;
+  for (size_t r = 0; r < s.views.size(); ++r) {
+    if (w > 0 && s.views[w - 1].view == s.views[r].view)
+      s.views[w - 1] = combine(s.views[w - 1], s.views[r]);
+    else
+      s.views[w++] = s.views[r];
+  }
+  s.views.resize(w);
+  std::sort(s.bases.begin(), s.bases.end(),
+            [](const BaseStat& a, const BaseStat& b) { return a.base < b.base; });
+  w = 0;
+  for (size_t r = 0; r < s.bases.size(); ++r) {
+    if (w > 0 && s.bases[w - 1].base == s.bases[r].base)
+      s.bases[w - 1].flags |= s.bases[r].flags;
+    else
+      s.bases[w++] = s.bases[r];
+  }
+  s.bases.resize(w);
+  index_bases(s, t);
+  return s;
+}
+
+BlockSummary summarize_instruction(const AccessTable& t, uint32_t instr) {
+  return summarize_block(t, std::span<const uint32_t>(&instr, 1));
+}
+
+void merge_views(std::span<const ViewStat> a, std::span<const ViewStat> b,
+                 std::vector<ViewStat>& out) {
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    if (j == b.size() || (i < a.size() && a[i].view < b[j].view))
+      out.push_back(a[i++]);
+    else if (i == a.size() || b[j].view < a[i].view)
+      out.push_back(b[j++]);
+    else
+      out.push_back(combine(a[i++], b[j++]));
+  }
+}
+
+BlockSummary merge_summaries(const BlockSummary& a, const BlockSummary& b) {
+  BlockSummary s;
+  s.views.reserve(a.views.size() + b.views.size());
+  s.bases.reserve(a.bases.size() + b.bases.size());
+  size_t i = 0, j = 0;
+  while (i < a.bases.size() || j < b.bases.size()) {
+    BaseStat out;
+    out.begin = uint32_t(s.views.size());
+    if (j == b.bases.size() || (i < a.bases.size() && a.bases[i].base < b.bases[j].base)) {
+      out.base = a.bases[i].base;
+      out.flags = a.bases[i].flags;
+      auto v = a.views_of(a.bases[i++]);
+      s.views.insert(s.views.end(), v.begin(), v.end());
+    } else if (i == a.bases.size() || b.bases[j].base < a.bases[i].base) {
+      out.base = b.bases[j].base;
+      out.flags = b.bases[j].flags;
+      auto v = b.views_of(b.bases[j++]);
+      s.views.insert(s.views.end(), v.begin(), v.end());
+    } else {
+      out.base = a.bases[i].base;
+      out.flags = a.bases[i].flags | b.bases[j].flags;
+      merge_views(a.views_of(a.bases[i]), b.views_of(b.bases[j]), s.views);
+      ++i;
+      ++j;
+    }
+    out.end = uint32_t(s.views.size());
+    s.bases.push_back(out);
+  }
+  return s;
+}
+
+} // namespace hassium

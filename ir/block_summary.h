@@ -1,0 +1,69 @@
+// Block summary: what a cost model and the fusibility test need to know about a set of
+// instructions, small and mergeable in linear time.
+//
+// Per view: the program position of its first read and first write inside the block and the
+// number of accesses. Per base: whether the block creates it, FREEs it, SYNCs it. A read of a
+// view is external to the block when no earlier instruction of the block wrote that view,
+// i.e. when first_read <= first_write (the instruction that reads and writes the same view,
+// `ADD A, A, 1`, reads it from memory). A base is contracted in the block when the block
+// creates and FREEs it and does not SYNC it: it never needs memory. Legality guarantees that
+// then every access of the base is in the block (FREE depends on every access of its base).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "ir/access_table.h"
+
+namespace hassium {
+
+inline constexpr uint32_t kNever = UINT32_MAX;
+
+struct ViewStat {
+  uint32_t view;
+  uint32_t first_read = kNever;  // program position of the first read inside the block
+  uint32_t first_write = kNever; // ... of the first write
+  uint32_t count = 0;            // accesses (operands) of the view inside the block
+
+  bool written() const { return first_write != kNever; }
+  bool external_read() const { return first_read != kNever && first_read <= first_write; }
+};
+
+enum BaseFlags : uint8_t { kCreated = 1, kFreed = 2, kSynced = 4 };
+
+// A block with these flags for a base never needs the base in memory.
+inline bool is_contracted(uint8_t flags) {
+  return (flags & (kCreated | kFreed | kSynced)) == (kCreated | kFreed);
+}
+
+struct BaseStat {
+  uint32_t base;
+  uint8_t flags = 0;
+  uint32_t begin = 0, end = 0; // its views: BlockSummary::views[begin, end)
+
+  bool contracted() const { return is_contracted(flags); }
+};
+
+struct BlockSummary {
+  std::vector<ViewStat> views; // sorted by view id (hence grouped by base)
+  std::vector<BaseStat> bases; // sorted by base id
+
+  std::span<const ViewStat> views_of(const BaseStat& b) const {
+    return {views.data() + b.begin, b.end - b.begin};
+  }
+  const BaseStat* find_base(uint32_t base) const;
+  const ViewStat* find_view(uint32_t view) const;
+};
+
+// The summary of one instruction.
+BlockSummary summarize_instruction(const AccessTable& t, uint32_t instr);
+// The summary of a set of instructions (any order).
+BlockSummary summarize_block(const AccessTable& t, std::span<const uint32_t> instrs);
+// The summary of the union of two disjoint blocks.
+BlockSummary merge_summaries(const BlockSummary& a, const BlockSummary& b);
+// The views of one base in the union of two blocks, written to `out` (sorted by view id).
+void merge_views(std::span<const ViewStat> a, std::span<const ViewStat> b,
+                 std::vector<ViewStat>& out);
+
+} // namespace hassium

@@ -1,0 +1,36 @@
+// Fuser: option checking, the cache lookup, and the algorithm run.
+#include "ir/fuser.h"
+
+#include "core/error.h"
+#include "ir/algorithms.h"
+#include "ir/merge_cache.h"
+
+namespace hassium {
+
+FuserOptions FuserOptions::from_config(const Config& config) {
+  FuserOptions o;
+  o.algorithm = config.choice("fuser", "algorithm", algorithm_names());
+  o.cost_model = config.choice("fuser", "cost_model", cost_model_names());
+  o.optimal_budget = config.get_int("fuser", "optimal_budget");
+  if (o.optimal_budget < 1)
+    throw UserError("[fuser] optimal_budget must be at least 1, not " +
+                    std::to_string(o.optimal_budget) + " (" +
+                    config.value("fuser", "optimal_budget").source.str() + ")");
+  return o;
+}
+
+Partition fuse(const Program& program, const FuserOptions& options, MergeCache* cache) {
+  const AlgorithmEntry& algorithm = find_algorithm(options.algorithm);
+  find_cost_model(options.cost_model);
+  std::string key;
+  if (cache) {
+    key = MergeCache::key(program, options);
+    if (auto hit = cache->find(key, program.size())) return std::move(*hit);
+  }
+  FusionContext ctx(program, options.cost_model, options.optimal_budget);
+  Partition p = algorithm.run(ctx);
+  if (cache) cache->insert(key, program.size(), p);
+  return p;
+}
+
+} // namespace hassium

@@ -1,0 +1,98 @@
+// Partition algorithm `greedy` (Sec. V-C, Fig. 7): repeatedly take the heaviest weight edge;
+// merge its blocks if that is legal (Lemma 1), else drop the edge.
+//
+// The edges wait in a max-heap. A merge bumps the merged block's version, which makes its
+// old edges stale (skipped when popped), and pushes its edges to its affinity neighbors with
+// recomputed weights (Prop. 1: only the two blocks matter). So a dropped edge comes back when
+// one of its blocks changes. Ties go to the smaller block ids, so results are deterministic.
+// O((E + merges * degree) log E) heap work plus the legality searches, which only visit the
+// blocks placed between the two (see ir/partition_graph.h).
+//
+// Models with a per-block cost (robinson) also gain by merging blocks that share nothing, at
+// the same weight block_cost() everywhere: after the heap is empty, a sweep in topological
+// order tries to merge each block into one of the few blocks seen just before it.
+#include <queue>
+
+#include "ir/algorithms.h"
+#include "ir/partition_graph.h"
+
+namespace hassium {
+
+namespace {
+
+struct Candidate {
+  int64_t weight;
+  uint32_t a, b;   // a < b
+  uint32_t va, vb; // versions of a and b when the weight was computed
+};
+
+struct Lighter {
+  bool operator()(const Candidate& x, const Candidate& y) const {
+    if (x.weight != y.weight) return x.weight < y.weight;
+    if (x.a != y.a) return x.a > y.a;
+    return x.b > y.b;
+  }
+};
+
+void sweep_unrelated(PartitionGraph& pg) {
+  constexpr size_t kLookBack = 4;
+  std::vector<uint32_t> recent;
+  for (uint32_t b : pg.order()) {
+    if (!pg.alive(b)) continue;
+    size_t stop = recent.size() > kLookBack ? recent.size() - kLookBack : 0;
+    for (size_t k = recent.size(); k-- > stop;) {
+      uint32_t r = recent[k];
+      if (pg.alive(r) && pg.can_merge(r, b)) {
+        b = pg.merge(r, b);
+        recent.erase(recent.begin() + long(k));
+        break;
+      }
+    }
+    recent.push_back(b);
+  }
+}
+
+void run_greedy(PartitionGraph& pg, bool singletons) {
+  std::vector<uint32_t> version(pg.num_ids(), 0);
+  std::priority_queue<Candidate, std::vector<Candidate>, Lighter> heap;
+  auto push = [&](uint32_t a, uint32_t b, int64_t w) {
+    if (w <= 0) return;
+    if (a > b) std::swap(a, b);
+    heap.push({w, a, b, version[a], version[b]});
+  };
+  if (singletons) {
+    for (const auto& e : pg.wsp().weight_edges()) push(e.u, e.v, e.weight);
+  } else {
+    for (uint32_t a = 0; a < pg.num_ids(); ++a)
+      for (uint32_t n : pg.affinity(a))
+        if (n > a) push(a, n, pg.savings(a, n));
+  }
+  while (!heap.empty()) {
+    Candidate c = heap.top();
+    heap.pop();
+    if (!pg.alive(c.a) || !pg.alive(c.b) || version[c.a] != c.va || version[c.b] != c.vb) continue;
+    if (!pg.can_merge(c.a, c.b)) continue;
+    uint32_t m = pg.merge(c.a, c.b);
+    ++version[m];
+    for (uint32_t n : pg.affinity(m)) push(m, n, pg.savings(m, n));
+  }
+  if (pg.wsp().model().block_cost() > 0) sweep_unrelated(pg);
+}
+
+} // namespace
+
+Partition greedy_partition(FusionContext& ctx, const Blocks& start) {
+  const WspGraph& g = ctx.graph();
+  Blocks blocks = start;
+  if (blocks.empty())
+    for (uint32_t i = 0; i < g.size(); ++i) blocks.push_back({i});
+  PartitionGraph pg(g, blocks);
+  run_greedy(pg, start.empty());
+  return ctx.finish(pg.blocks(), "greedy");
+}
+
+Partition greedy_partition(FusionContext& ctx) {
+  return greedy_partition(ctx, Blocks{});
+}
+
+} // namespace hassium

@@ -1,0 +1,303 @@
+// Merge cache: canonical keys, the in-memory table, the checked on-disk store.
+#include "ir/merge_cache.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace hassium {
+
+namespace {
+
+constexpr char kFileMagic[8] = {'H', 'S', 'F', 'P', '0', '0', '0', '1'};
+constexpr size_t kMaxFileBytes = size_t(1) << 30;
+
+template <typename T> void put(std::string& s, T x) {
+  char buf[sizeof(T)];
+  std::memcpy(buf, &x, sizeof(T));
+  s.append(buf, sizeof(T));
+}
+
+void put_text(std::string& s, std::string_view text) {
+  put<uint32_t>(s, uint32_t(text.size()));
+  s.append(text);
+}
+
+// Bounds-checked reading of a file's bytes; any shortfall makes ok() false.
+class Reader {
+public:
+  explicit Reader(std::string_view data) : data_(data) {}
+  template <typename T> T get() {
+    T x{};
+    if (data_.size() - pos_ < sizeof(T)) {
+      ok_ = false;
+      pos_ = data_.size();
+      return x;
+    }
+    std::memcpy(&x, data_.data() + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    return x;
+  }
+  std::string_view bytes(uint64_t n) {
+    if (data_.size() - pos_ < n) {
+      ok_ = false;
+      pos_ = data_.size();
+      return {};
+    }
+    std::string_view s = data_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
+  bool ok() const { return ok_; }
+  size_t pos() const { return pos_; }
+  bool at_end() const { return pos_ == data_.size(); }
+
+private:
+  std::string_view data_;
+  size_t pos_ = 0;
+  bool ok_ = true;
+};
+
+std::string hex(uint64_t h) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+uint64_t hash_key(const std::string& key) {
+  return XXH3_64bits(key.data(), key.size());
+}
+
+} // namespace
+
+MergeCache::MergeCache() : MergeCache(Options{}) {}
+
+MergeCache::MergeCache(Options options) : options_(std::move(options)) {
+  if (options_.max_entries == 0) options_.max_entries = 1;
+}
+
+std::unique_ptr<MergeCache> MergeCache::from_config(const Config& config) {
+  const std::string& mode = config.choice("fuser", "cache");
+  if (mode == "none") return nullptr;
+  Options o;
+  if (mode == "disk") o.dir = config.get_string("fuser", "cache_dir");
+  return std::make_unique<MergeCache>(o);
+}
+
+std::string MergeCache::key(const Program& program, const FuserOptions& options) {
+  std::string k;
+  k.reserve(32 + program.instrs.size() * 72);
+  k.append("HSK1");
+  put_text(k, options.algorithm);
+  put_text(k, options.cost_model);
+  put<int64_t>(k, options.algorithm == "optimal" ? options.optimal_budget : 0);
+  put<uint32_t>(k, uint32_t(program.instrs.size()));
+  thread_local std::vector<std::pair<const Base*, uint32_t>> small; // few bases: linear search
+  thread_local std::unordered_map<const Base*, uint32_t> large;
+  small.clear();
+  large.clear();
+  auto base_id = [&](const Base* b, bool& fresh) {
+    fresh = false;
+    if (large.empty()) {
+      for (auto& [p, id] : small)
+        if (p == b) return id;
+      fresh = true;
+      small.emplace_back(b, uint32_t(small.size()));
+      if (small.size() > 32) large.insert(small.begin(), small.end());
+      return uint32_t(small.size() - 1);
+    }
+    auto [it, inserted] = large.try_emplace(b, uint32_t(large.size()));
+    fresh = inserted;
+    return it->second;
+  };
+  for (const Instruction& ins : program.instrs) {
+    put<uint16_t>(k, uint16_t(ins.op));
+    put<uint8_t>(k, uint8_t(ins.operands.size()));
+    for (const Operand& opnd : ins.operands) {
+      if (const View* v = std::get_if<View>(&opnd)) {
+        bool fresh;
+        uint32_t id = base_id(v->base.get(), fresh);
+        put<uint8_t>(k, 'V');
+        put<uint32_t>(k, id);
+        if (fresh) {
+          put<uint8_t>(k, uint8_t(v->base->dtype));
+          put<uint8_t>(k, v->base->data != nullptr || v->base->external_owner != nullptr);
+        }
+        put<int64_t>(k, v->offset);
+        put<uint8_t>(k, uint8_t(v->shape.size()));
+        for (size_t d = 0; d < v->shape.size(); ++d) {
+          put<int64_t>(k, v->shape[d]);
+          put<int64_t>(k, v->stride[d]);
+        }
+      } else {
+        put<uint8_t>(k, 'C');
+        put<uint8_t>(k, uint8_t(std::get<Scalar>(opnd).dtype));
+      }
+    }
+  }
+  return k;
+}
+
+std::optional<Partition> MergeCache::find(const std::string& key, size_t size) {
+  const uint64_t h = hash_key(key);
+  {
+    std::lock_guard lock(mutex_);
+    auto [lo, hi] = entries_.equal_range(h);
+    for (auto it = lo; it != hi; ++it)
+      if (it->second.key == key) {
+        ++stats_.hits;
+        return it->second.partition;
+      }
+  }
+  if (!options_.dir.empty()) {
+    if (auto p = read_disk(key, h, size)) {
+      std::lock_guard lock(mutex_);
+      ++stats_.hits;
+      ++stats_.disk_hits;
+      remember(key, h, *p);
+      return p;
+    }
+  }
+  std::lock_guard lock(mutex_);
+  ++stats_.misses;
+  return std::nullopt;
+}
+
+void MergeCache::insert(const std::string& key, size_t size, const Partition& partition) {
+  const uint64_t h = hash_key(key);
+  {
+    std::lock_guard lock(mutex_);
+    remember(key, h, partition);
+  }
+  if (!options_.dir.empty()) write_disk(key, h, size, partition);
+}
+
+void MergeCache::remember(const std::string& key, uint64_t hash, const Partition& p) {
+  auto [lo, hi] = entries_.equal_range(hash);
+  for (auto it = lo; it != hi; ++it)
+    if (it->second.key == key) {
+      it->second.partition = p;
+      return;
+    }
+  while (entries_.size() >= options_.max_entries && !age_.empty()) {
+    auto it = entries_.find(age_.front());
+    age_.pop_front();
+    if (it != entries_.end()) entries_.erase(it);
+  }
+  entries_.emplace(hash, Entry{key, p});
+  age_.push_back(hash);
+  stats_.entries = entries_.size();
+}
+
+void MergeCache::clear() {
+  std::lock_guard lock(mutex_);
+  entries_.clear();
+  age_.clear();
+  stats_.entries = 0;
+}
+
+MergeCache::Stats MergeCache::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void MergeCache::write_disk(const std::string& key, uint64_t hash, size_t size,
+                            const Partition& p) {
+  std::string buf(kFileMagic, sizeof kFileMagic);
+  put<uint64_t>(buf, key.size());
+  buf.append(key);
+  put<uint64_t>(buf, size);
+  put<uint64_t>(buf, p.blocks.size());
+  for (const auto& b : p.blocks) {
+    put<uint64_t>(buf, b.size());
+    for (size_t i : b) put<uint32_t>(buf, uint32_t(i));
+  }
+  put<int64_t>(buf, p.cost);
+  put<uint8_t>(buf, p.proven_optimal);
+  put_text(buf, p.algorithm);
+  put_text(buf, p.cost_model);
+  put<uint64_t>(buf, XXH64(buf.data(), buf.size(), 0));
+
+  namespace fs = std::filesystem;
+  static std::atomic<uint64_t> counter{0};
+  std::error_code ec;
+  fs::create_directories(options_.dir, ec);
+  const std::string final_path = options_.dir + "/" + hex(hash) + ".hsfp";
+  const std::string tmp_path = options_.dir + "/.tmp-" + hex(hash) + "-" +
+                               std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  bool ok = false;
+  if (FILE* f = std::fopen(tmp_path.c_str(), "wb")) {
+    ok = std::fwrite(buf.data(), 1, buf.size(), f) == buf.size();
+    ok = (std::fclose(f) == 0) && ok;
+  }
+  if (ok) ok = std::rename(tmp_path.c_str(), final_path.c_str()) == 0;
+  std::lock_guard lock(mutex_);
+  if (ok) {
+    ++stats_.disk_writes;
+  } else {
+    std::remove(tmp_path.c_str());
+    ++stats_.disk_errors;
+  }
+}
+
+std::optional<Partition> MergeCache::read_disk(const std::string& key, uint64_t hash, size_t size) {
+  const std::string path = options_.dir + "/" + hex(hash) + ".hsfp";
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return std::nullopt;
+  std::string data;
+  char chunk[1 << 16];
+  size_t n;
+  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0 && data.size() <= kMaxFileBytes)
+    data.append(chunk, n);
+  std::fclose(f);
+
+  auto reject = [&]() -> std::optional<Partition> {
+    std::lock_guard lock(mutex_);
+    ++stats_.disk_rejected;
+    return std::nullopt;
+  };
+  if (data.size() < sizeof kFileMagic + 8 || data.size() > kMaxFileBytes) return reject();
+  if (std::memcmp(data.data(), kFileMagic, sizeof kFileMagic) != 0) return reject();
+  const size_t body = data.size() - 8;
+  uint64_t sum;
+  std::memcpy(&sum, data.data() + body, 8);
+  if (XXH64(data.data(), body, 0) != sum) return reject();
+
+  Reader r(std::string_view(data).substr(sizeof kFileMagic, body - sizeof kFileMagic));
+  uint64_t key_len = r.get<uint64_t>();
+  if (!r.ok() || key_len != key.size() || r.bytes(key_len) != key) return reject();
+  if (r.get<uint64_t>() != size) return reject();
+  uint64_t nblocks = r.get<uint64_t>();
+  if (!r.ok() || nblocks > size) return reject();
+  Partition p;
+  std::vector<uint8_t> seen(size, 0);
+  size_t total = 0;
+  p.blocks.resize(nblocks);
+  for (auto& b : p.blocks) {
+    uint64_t len = r.get<uint64_t>();
+    if (!r.ok() || len == 0 || len > size - total) return reject();
+    b.resize(len);
+    for (auto& i : b) {
+      i = r.get<uint32_t>();
+      if (!r.ok() || i >= size || seen[i]) return reject();
+      seen[i] = 1;
+    }
+    total += len;
+  }
+  if (total != size) return reject();
+  p.cost = r.get<int64_t>();
+  p.proven_optimal = r.get<uint8_t>() != 0;
+  uint32_t alg_len = r.get<uint32_t>();
+  p.algorithm = std::string(r.bytes(alg_len));
+  uint32_t model_len = r.get<uint32_t>();
+  p.cost_model = std::string(r.bytes(model_len));
+  if (!r.ok() || !r.at_end()) return reject();
+  return p;
+}
+
+} // namespace hassium

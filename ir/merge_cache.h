@@ -1,0 +1,81 @@
+// Merge cache (Sec. V-F): partitions of programs seen before, in memory and optionally on disk.
+//
+// The key is the canonical form of a program under fuser options: algorithm, cost model (and
+// the budget for `optimal`), then per instruction the opcode and per operand either a view
+// (base renamed by first appearance, with its dtype and whether it holds data at its first
+// appearance, offset, shape, stride) or a constant's dtype (never its value). Everything the
+// partition depends on is in it, and nothing else, so a loop that records the same
+// instructions on fresh temporaries every iteration hits. Keys are compared in full; their
+// 64-bit xxHash (XXH3) only picks the slot.
+//
+// On disk, one file per key (`<hash>.hsfp` in the directory), written to a temporary file
+// and renamed into place, so readers see a whole file or none, and many processes may share
+// the directory. A file is only trusted after its checksum, its key and its partition (every
+// instruction exactly once) are checked; anything else counts as rejected and is ignored.
+// Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "core/config.h"
+#include "ir/fuser.h"
+#include "ir/partition.h"
+
+namespace hassium {
+
+class MergeCache {
+public:
+  struct Options {
+    size_t max_entries = 4096; // in memory; the oldest entry goes first
+    std::string dir;           // on-disk store; empty = memory only
+  };
+  struct Stats {
+    uint64_t hits = 0;          // answered from memory or disk
+    uint64_t misses = 0;        // not found anywhere
+    uint64_t disk_hits = 0;     // of `hits`, read from disk
+    uint64_t disk_writes = 0;   // files written
+    uint64_t disk_rejected = 0; // files found but corrupt, truncated or for another key
+    uint64_t disk_errors = 0;   // files that could not be written
+    uint64_t entries = 0;       // in memory now
+  };
+
+  MergeCache();
+  explicit MergeCache(Options options);
+  // [fuser] cache = none | memory | disk, cache_dir; null for `none`.
+  static std::unique_ptr<MergeCache> from_config(const Config& config);
+
+  // The canonical key of a program under these options.
+  static std::string key(const Program& program, const FuserOptions& options);
+
+  // The partition stored for this key (`size` = the program's instruction count), if any.
+  std::optional<Partition> find(const std::string& key, size_t size);
+  void insert(const std::string& key, size_t size, const Partition& partition);
+  // Drops the in-memory entries (the disk store stays).
+  void clear();
+  Stats stats() const;
+  const Options& options() const { return options_; }
+
+private:
+  struct Entry {
+    std::string key;
+    Partition partition;
+  };
+  std::optional<Partition> read_disk(const std::string& key, uint64_t hash, size_t size);
+  void write_disk(const std::string& key, uint64_t hash, size_t size, const Partition& p);
+  void remember(const std::string& key, uint64_t hash, const Partition& p);
+
+  Options options_;
+  mutable std::mutex mutex_;
+  std::unordered_multimap<uint64_t, Entry> entries_;
+  std::deque<uint64_t> age_; // insertion order of the hashes, for eviction
+  Stats stats_;
+};
+
+} // namespace hassium

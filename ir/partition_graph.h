@@ -1,0 +1,78 @@
+// Partition graph (the paper's Def. 14-17): the blocks of a partition as vertices, with block
+// merges as vertex contractions, used by the greedy and unintrusive algorithms.
+//
+// Each block keeps its instructions, its BlockSummary (cost and view fusibility), its
+// LoopClass, and sorted neighbor lists: dependency successors and predecessors, and
+// affinity neighbors (blocks joined by a WEIGHT edge of the WSP graph). The blocks also keep
+// a topological order, so the legality test of a merge (Lemma 1: fusible, and no path of
+// length >= 2 between the two blocks) only searches the blocks placed between them; the merge
+// then restores a topological order by moving the blocks reachable from the first one
+// behind the merged block (the search already found them), in time linear in that window.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "ir/block_summary.h"
+#include "ir/fusibility.h"
+#include "ir/wsp_graph.h"
+
+namespace hassium {
+
+class PartitionGraph {
+public:
+  // `blocks` must be a legal partition of g's instructions; block i gets id i.
+  PartitionGraph(const WspGraph& g, const std::vector<std::vector<uint32_t>>& blocks);
+
+  const WspGraph& wsp() const { return g_; }
+  size_t num_ids() const { return blocks_.size(); }
+  size_t num_alive() const { return alive_count_; }
+  bool alive(uint32_t b) const { return blocks_[b].alive; }
+  const std::vector<uint32_t>& members(uint32_t b) const { return blocks_[b].members; }
+  const BlockSummary& summary(uint32_t b) const { return blocks_[b].summary; }
+  const LoopClass& loop_class(uint32_t b) const { return blocks_[b].cls; }
+  const std::vector<uint32_t>& successors(uint32_t b) const { return blocks_[b].succ; }
+  const std::vector<uint32_t>& predecessors(uint32_t b) const { return blocks_[b].pred; }
+  const std::vector<uint32_t>& affinity(uint32_t b) const { return blocks_[b].aff; }
+  // Position in the maintained topological order.
+  uint32_t position(uint32_t b) const { return blocks_[b].pos; }
+
+  // Rules 1-5 of ir/fusibility.h between two blocks.
+  bool fusible(uint32_t a, uint32_t b) const;
+  // Lemma 1: fusible and no path of length >= 2 between a and b.
+  bool can_merge(uint32_t a, uint32_t b);
+  // Merges two blocks for which can_merge() holds; returns the id of the merged block (one
+  // of a, b; the other dies).
+  uint32_t merge(uint32_t a, uint32_t b);
+  // The cost saved by merging a and b (the weight of the edge between them).
+  int64_t savings(uint32_t a, uint32_t b) const;
+  // The alive blocks in the maintained topological order.
+  std::vector<uint32_t> order() const;
+  // The partition as blocks of instruction indices, in a legal execution order.
+  std::vector<std::vector<size_t>> blocks() const;
+
+private:
+  struct Block {
+    bool alive = true;
+    uint32_t pos = 0;
+    std::vector<uint32_t> members;
+    BlockSummary summary;
+    LoopClass cls;
+    std::vector<uint32_t> succ, pred, aff;
+  };
+  // Blocks strictly between a and b (pos[a] < pos[b]) reachable from a, or false when b is
+  // reachable through one of them. Fills forward_.
+  bool search_forward(uint32_t a, uint32_t b);
+
+  const WspGraph& g_;
+  std::vector<Block> blocks_;
+  std::vector<uint32_t> order_; // position -> block id, kDead for holes
+  size_t alive_count_ = 0;
+  std::vector<uint32_t> visit_mark_;
+  uint32_t visit_stamp_ = 0;
+  std::vector<uint32_t> forward_;
+  uint32_t forward_a_ = UINT32_MAX, forward_b_ = UINT32_MAX; // what forward_ was computed for
+};
+
+} // namespace hassium

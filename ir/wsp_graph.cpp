@@ -1,0 +1,249 @@
+// WSP graph construction: dependency edges by bucketed access lists, affinity weight edges.
+#include "ir/wsp_graph.h"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <sstream>
+
+#include "core/error.h"
+#include "ir/fusibility.h"
+
+namespace hassium {
+
+namespace {
+
+// The last few distinct instructions that touched something, newest last.
+struct Recent {
+  static constexpr int kSize = 4;
+  uint32_t items[kSize];
+  int n = 0;
+
+  void push(uint32_t i) {
+    if (n > 0 && items[n - 1] == i) return;
+    if (n == kSize) {
+      std::copy(items + 1, items + kSize, items);
+      --n;
+    }
+    items[n++] = i;
+  }
+};
+
+} // namespace
+
+WspGraph::WspGraph(const AccessTable& t, const CostModel& m, WspGraphOptions options)
+    : table_(t), model_(m), g_(t.size()) {
+  const uint32_t n = uint32_t(t.size());
+
+  // --- dependencies -----------------------------------------------------------------------
+  std::vector<std::vector<uint32_t>> writes(t.views.size()), reads(t.views.size());
+  std::vector<int64_t> last_sys(t.bases.size(), -1);
+  std::vector<std::vector<uint32_t>> touched(t.bases.size()); // since the last FREE/SYNC
+  std::vector<uint32_t> mark(n, UINT32_MAX);
+  pred_off_.assign(n + 1, 0);
+  pred_.reserve(size_t(n) * 2);
+  for (uint32_t g = 0; g < n; ++g) {
+    size_t start = pred_.size();
+    auto add = [&](uint32_t f) {
+      if (f != g && mark[f] != g) {
+        mark[f] = g;
+        pred_.push_back(f);
+      }
+    };
+    auto acc = t.accesses_of(g);
+    for (const Access& a : acc) {
+      int64_t lower = last_sys[a.base];
+      if (lower >= 0) add(uint32_t(lower));
+      if (a.view == kNoView) { // FREE/SYNC: after every access of the base
+        for (uint32_t f : touched[a.base]) add(f);
+        continue;
+      }
+      const auto& same = writes[a.view];
+      if (!same.empty() && int64_t(same.back()) > lower) {
+        add(same.back());
+        lower = same.back();
+      }
+      auto scan = [&](const std::vector<uint32_t>& list) {
+        for (auto it = list.rbegin(); it != list.rend() && int64_t(*it) > lower; ++it) add(*it);
+      };
+      const auto& others = t.views[a.view].overlaps;
+      for (uint32_t u : others) scan(writes[u]);
+      if (a.mode == AccessMode::WRITE) {
+        scan(reads[a.view]);
+        for (uint32_t u : others) scan(reads[u]);
+      }
+    }
+    std::sort(pred_.begin() + long(start), pred_.end());
+    pred_off_[g + 1] = uint32_t(pred_.size());
+    for (const Access& a : acc) {
+      if (a.view == kNoView) {
+        last_sys[a.base] = g;
+        touched[a.base].clear();
+        continue;
+      }
+      auto& list = a.mode == AccessMode::WRITE ? writes[a.view] : reads[a.view];
+      if (list.empty() || list.back() != g) list.push_back(g);
+      auto& tb = touched[a.base];
+      if (tb.empty() || tb.back() != g) tb.push_back(g);
+    }
+  }
+  succ_off_.assign(n + 1, 0);
+  for (uint32_t f : pred_) ++succ_off_[f + 1];
+  for (uint32_t v = 0; v < n; ++v) succ_off_[v + 1] += succ_off_[v];
+  succ_.resize(pred_.size());
+  {
+    std::vector<uint32_t> next(succ_off_.begin(), succ_off_.end() - 1);
+    for (uint32_t g = 0; g < n; ++g)
+      for (uint32_t f : predecessors(g)) succ_[next[f]++] = g;
+  }
+  for (uint32_t g = 0; g < n; ++g)
+    for (uint32_t f : predecessors(g))
+      boost::add_edge(f, g, WspEdge{WspEdgeKind::DEPENDENCY, 0}, g_);
+
+  // --- singleton summaries and weight edges ---------------------------------------------------
+  summaries_.reserve(n);
+  for (uint32_t i = 0; i < n; ++i) summaries_.push_back(summarize_instruction(t, i));
+
+  std::vector<Recent> by_view(t.views.size()), by_base(t.bases.size());
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;
+  auto link = [&](Recent& r, uint32_t g) {
+    for (int k = r.n - 1; k >= 0; --k)
+      if (r.items[k] != g && fusible(t, r.items[k], g)) {
+        pairs.emplace_back(r.items[k], g);
+        break;
+      }
+  };
+  for (uint32_t g = 0; g < n; ++g) {
+    for (const Access& a : t.accesses_of(g)) {
+      if (a.view != kNoView) link(by_view[a.view], g);
+      link(by_base[a.base], g);
+    }
+    for (const Access& a : t.accesses_of(g)) {
+      if (a.view != kNoView) by_view[a.view].push(g);
+      by_base[a.base].push(g);
+    }
+  }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  weights_.reserve(pairs.size());
+  for (auto [u, v] : pairs) {
+    int64_t w = merge_savings(m, summaries_[u], summaries_[v]);
+    weights_.push_back({u, v, w});
+    boost::add_edge(u, v, WspEdge{WspEdgeKind::WEIGHT, w}, g_);
+  }
+
+  if (options.fuse_preventing_edges)
+    for (uint32_t u = 0; u < n; ++u)
+      for (uint32_t v = u + 1; v < n; ++v)
+        if (!fusible(t, u, v)) boost::add_edge(u, v, WspEdge{WspEdgeKind::FUSE_PREVENTING, 0}, g_);
+}
+
+namespace {
+
+// Block index of every instruction; -1 when missing. Reports duplicates through `error`.
+std::vector<int64_t> block_of(size_t n, const std::vector<std::vector<size_t>>& blocks,
+                              std::string& error) {
+  std::vector<int64_t> of(n, -1);
+  for (size_t b = 0; b < blocks.size(); ++b)
+    for (size_t i : blocks[b]) {
+      if (i >= n) {
+        error = "block " + std::to_string(b + 1) + " names instruction " + std::to_string(i + 1) +
+                " of a program of " + std::to_string(n);
+        return of;
+      }
+      if (of[i] >= 0) {
+        error = "instruction " + std::to_string(i + 1) + " is in two blocks";
+        return of;
+      }
+      of[i] = int64_t(b);
+    }
+  for (size_t i = 0; i < n; ++i)
+    if (of[i] < 0) {
+      error = "instruction " + std::to_string(i + 1) + " is in no block";
+      return of;
+    }
+  return of;
+}
+
+// Kahn's algorithm on the block graph, smallest first instruction first. Returns fewer
+// blocks than given when there is a cycle.
+std::vector<size_t> topological_blocks(const WspGraph& g,
+                                       const std::vector<std::vector<size_t>>& blocks,
+                                       const std::vector<int64_t>& of) {
+  const size_t k = blocks.size();
+  std::vector<std::vector<size_t>> out(k);
+  std::vector<size_t> indeg(k, 0), first(k, SIZE_MAX);
+  for (size_t b = 0; b < k; ++b)
+    for (size_t i : blocks[b]) first[b] = std::min(first[b], i);
+  for (uint32_t v = 0; v < g.size(); ++v)
+    for (uint32_t w : g.successors(v)) {
+      size_t a = size_t(of[v]), b = size_t(of[w]);
+      if (a != b) out[a].push_back(b);
+    }
+  for (auto& o : out) {
+    std::sort(o.begin(), o.end());
+    o.erase(std::unique(o.begin(), o.end()), o.end());
+    for (size_t b : o) ++indeg[b];
+  }
+  using Item = std::pair<size_t, size_t>; // (first instruction, block)
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> ready;
+  for (size_t b = 0; b < k; ++b)
+    if (indeg[b] == 0) ready.push({first[b], b});
+  std::vector<size_t> order;
+  order.reserve(k);
+  while (!ready.empty()) {
+    size_t b = ready.top().second;
+    ready.pop();
+    order.push_back(b);
+    for (size_t c : out[b])
+      if (--indeg[c] == 0) ready.push({first[c], c});
+  }
+  return order;
+}
+
+} // namespace
+
+std::vector<std::vector<size_t>> order_blocks(const WspGraph& g,
+                                              const std::vector<std::vector<uint32_t>>& blocks) {
+  std::vector<std::vector<size_t>> sorted;
+  sorted.reserve(blocks.size());
+  for (const auto& b : blocks) {
+    if (b.empty()) continue;
+    sorted.emplace_back(b.begin(), b.end());
+    std::sort(sorted.back().begin(), sorted.back().end());
+  }
+  std::string error;
+  auto of = block_of(g.size(), sorted, error);
+  HS_INTERNAL_ASSERT(error.empty()) << "partition: " << error;
+  auto order = topological_blocks(g, sorted, of);
+  HS_INTERNAL_ASSERT(order.size() == sorted.size()) << "partition: the block graph has a cycle";
+  std::vector<std::vector<size_t>> result;
+  result.reserve(order.size());
+  for (size_t b : order) result.push_back(std::move(sorted[b]));
+  return result;
+}
+
+std::string check_partition(const WspGraph& g, const std::vector<std::vector<size_t>>& blocks) {
+  std::string error;
+  auto of = block_of(g.size(), blocks, error);
+  if (!error.empty()) return error;
+  for (size_t b = 0; b < blocks.size(); ++b)
+    for (size_t x = 0; x < blocks[b].size(); ++x)
+      for (size_t y = x + 1; y < blocks[b].size(); ++y)
+        if (!fusible(g.table(), uint32_t(blocks[b][x]), uint32_t(blocks[b][y])))
+          return "block " + std::to_string(b + 1) + ": instructions " +
+                 std::to_string(blocks[b][x] + 1) + " and " + std::to_string(blocks[b][y] + 1) +
+                 " are not fusible";
+  if (topological_blocks(g, blocks, of).size() != blocks.size())
+    return "the block graph has a cycle";
+  // The listed order must itself be legal: every dependency goes to the same or a later block.
+  for (uint32_t v = 0; v < g.size(); ++v)
+    for (uint32_t w : g.successors(v))
+      if (of[w] < of[v])
+        return "block " + std::to_string(of[w] + 1) + " runs before block " +
+               std::to_string(of[v] + 1) + " but instruction " + std::to_string(w + 1) +
+               " depends on instruction " + std::to_string(v + 1);
+  return "";
+}
+
+} // namespace hassium
