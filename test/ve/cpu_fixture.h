@@ -1,0 +1,79 @@
+// Test helpers for the CPU engine: programs built in C++ with memory the test owns, blocks run
+// directly on an engine, values read back typed.
+#pragma once
+
+#include <complex>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/program.h"
+#include "ve/cpu/cpu_engine.h"
+
+namespace hassium::test {
+
+// A base with zeroed memory it owns (through external_owner).
+inline BasePtr make_data_base(const std::string& name, DType t, int64_t n) {
+  BasePtr b = make_base(name, t, n);
+  size_t bytes = size_t(std::max<int64_t>(n, 1) * dtype_size(t));
+  void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  std::memset(p, 0, bytes);
+  b->data = p;
+  b->external_owner = std::shared_ptr<void>(p, std::free);
+  return b;
+}
+
+// A base without memory: contracted inside a block.
+inline BasePtr make_temp_base(const std::string& name, DType t, int64_t n) {
+  return make_base(name, t, n);
+}
+
+template <typename T> T* data_of(const BasePtr& b) {
+  return static_cast<T*>(b->data);
+}
+
+inline View view(const BasePtr& b, int64_t offset, Dims shape, Dims stride) {
+  View v;
+  v.base = b;
+  v.offset = offset;
+  v.shape = std::move(shape);
+  v.stride = std::move(stride);
+  return v;
+}
+
+inline Scalar axis_const(int64_t axis) {
+  return Scalar::of_int(axis, DType::INT64);
+}
+
+// The default engine of the tests: two threads, memory cache.
+inline std::unique_ptr<Engine> test_engine(int threads = 2) {
+  CpuOptions o;
+  o.threads = threads;
+  return make_cpu_engine(o);
+}
+
+// Runs instructions [first, last) of the program as one block with the given contracted bases.
+inline void run_block(Engine& engine, const Program& prog, std::vector<size_t> instrs,
+                      std::vector<const Base*> contracted = {}) {
+  KernelBlock block;
+  block.program = &prog;
+  block.instrs = std::move(instrs);
+  block.contracted = std::move(contracted);
+  engine.execute(block);
+}
+
+// Runs every instruction of the program as one block, contracting `contracted`.
+inline void run_all(Engine& engine, const Program& prog, std::vector<const Base*> contracted = {}) {
+  std::vector<size_t> all(prog.instrs.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  run_block(engine, prog, all, std::move(contracted));
+}
+
+// Runs each instruction as its own block (the reference for fused results).
+inline void run_singletons(Engine& engine, const Program& prog) {
+  for (size_t i = 0; i < prog.instrs.size(); ++i) run_block(engine, prog, {i});
+}
+
+} // namespace hassium::test

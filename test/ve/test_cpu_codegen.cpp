@@ -1,0 +1,70 @@
+// Tests of ve/cpu/codegen.cpp and jit_compiler.cpp: what the vectorizer makes of the kernels
+// (contiguous loops use vector registers; exp/log call libmvec), the plan's loop structure.
+#include <cstdlib>
+#include <iostream>
+
+#include <catch2/catch.hpp>
+
+#include "test/ve/cpu_fixture.h"
+#include "ve/cpu/jit_compiler.h"
+#include "ve/cpu/kernel_plan.h"
+
+using namespace hassium;
+using namespace hassium::test;
+
+namespace {
+bool has(const std::string& text, const std::string& what) {
+  return text.find(what) != std::string::npos;
+}
+// Vector registers of AVX (ymm) or AVX-512 (zmm).
+bool uses_vector_registers(const std::string& asm_text) {
+  return has(asm_text, "ymm") || has(asm_text, "zmm");
+}
+} // namespace
+
+TEST_CASE("codegen: the triad kernel is vectorized", "[ve][cpu][codegen]") {
+  const int64_t n = 1 << 20;
+  auto a = make_data_base("a", DType::FLOAT64, n);
+  auto b = make_data_base("b", DType::FLOAT64, n);
+  auto c = make_data_base("c", DType::FLOAT64, n);
+  auto t = make_temp_base("t", DType::FLOAT64, n);
+  Program p;
+  p.instrs.emplace_back(Opcode::MULTIPLY, std::vector<Operand>{View::whole(t), View::whole(c),
+                                                               Scalar::of_float(3.0)});
+  p.instrs.emplace_back(Opcode::ADD,
+                        std::vector<Operand>{View::whole(a), View::whole(b), View::whole(t)});
+  KernelBlock block{&p, {0, 1}, {t.get()}};
+  cpu::KernelPlan plan = cpu::plan_block(block);
+  CHECK(plan.ndim == 1);
+  cpu::JitCompiler jit(3, "", false);
+  std::string text = jit.asm_text(plan);
+  if (std::getenv("HASSIUM_TEST_DUMP"))
+    std::cout << jit.ir_text(plan, true) << "\n" << text << "\n";
+  CHECK(uses_vector_registers(text));
+  CHECK(has(text, "vfmadd") == false); // a*b+c is not contracted into an FMA: NumPy rounds twice
+}
+
+TEST_CASE("codegen: exp in a fused sum calls libmvec", "[ve][cpu][codegen]") {
+  const int64_t n = 1 << 20;
+  auto a = make_data_base("a", DType::FLOAT64, n);
+  auto b = make_data_base("b", DType::FLOAT64, n);
+  auto s = make_data_base("s", DType::FLOAT64, 1);
+  auto t = make_temp_base("t", DType::FLOAT64, n);
+  auto u = make_temp_base("u", DType::FLOAT64, n);
+  Program p;
+  p.instrs.emplace_back(Opcode::EXP, std::vector<Operand>{View::whole(t), View::whole(a)});
+  p.instrs.emplace_back(Opcode::MULTIPLY,
+                        std::vector<Operand>{View::whole(u), View::whole(t), View::whole(b)});
+  p.instrs.emplace_back(Opcode::ADD_REDUCE,
+                        std::vector<Operand>{view(s, 0, {}, {}), View::whole(u), axis_const(0)});
+  KernelBlock block{&p, {0, 1, 2}, {t.get(), u.get()}};
+  cpu::KernelPlan plan = cpu::plan_block(block);
+  CHECK(plan.axis == 0);
+  CHECK(plan.chunks > 1); // split along the axis into partial sums
+  cpu::JitCompiler jit(3, "", false);
+  std::string text = jit.asm_text(plan);
+  if (std::getenv("HASSIUM_TEST_DUMP"))
+    std::cout << jit.ir_text(plan, true) << "\n" << text << "\n";
+  CHECK(has(text, "_ZGV"));
+  CHECK(uses_vector_registers(text));
+}

@@ -1,0 +1,51 @@
+// Tests of ve/cpu/cpu_engine.cpp: fused element-wise blocks with contraction, in-place updates,
+// engine counters, errors leaving the engine usable.
+#include <catch2/catch.hpp>
+
+#include "core/error.h"
+#include "test/ve/cpu_fixture.h"
+
+using namespace hassium;
+using namespace hassium::test;
+
+TEST_CASE("cpu engine: triad fused with a contracted temporary", "[ve][cpu]") {
+  const int64_t n = 100003;
+  auto a = make_data_base("a", DType::FLOAT64, n);
+  auto b = make_data_base("b", DType::FLOAT64, n);
+  auto c = make_data_base("c", DType::FLOAT64, n);
+  auto t = make_temp_base("t", DType::FLOAT64, n);
+  for (int64_t i = 0; i < n; ++i) {
+    data_of<double>(b)[i] = double(i);
+    data_of<double>(c)[i] = 0.5 * double(i % 17);
+  }
+  Program p;
+  p.instrs.emplace_back(Opcode::MULTIPLY, std::vector<Operand>{View::whole(t), View::whole(c),
+                                                               Scalar::of_float(3.0)});
+  p.instrs.emplace_back(Opcode::ADD,
+                        std::vector<Operand>{View::whole(a), View::whole(b), View::whole(t)});
+  auto engine = test_engine();
+  run_all(*engine, p, {t.get()});
+  CHECK(t->data == nullptr);
+  for (int64_t i = 0; i < n; ++i)
+    REQUIRE(data_of<double>(a)[i] == double(i) + 3.0 * (0.5 * double(i % 17)));
+  EngineStats s = engine->stats();
+  CHECK(s.blocks_executed == 1);
+  CHECK(s.kernels_compiled == 1);
+  run_all(*engine, p, {t.get()});
+  CHECK(engine->stats().memory_cache_hits == 1);
+  CHECK(engine->stats().kernels_compiled == 1);
+}
+
+TEST_CASE("cpu engine: in-place update reads the old value", "[ve][cpu]") {
+  const int64_t n = 1000;
+  auto a = make_data_base("a", DType::INT32, n);
+  for (int64_t i = 0; i < n; ++i) data_of<int32_t>(a)[i] = int32_t(i);
+  Program p;
+  p.instrs.emplace_back(Opcode::MULTIPLY, std::vector<Operand>{View::whole(a), View::whole(a),
+                                                               Scalar::of_int(2, DType::INT32)});
+  p.instrs.emplace_back(Opcode::ADD, std::vector<Operand>{View::whole(a), View::whole(a),
+                                                          Scalar::of_int(1, DType::INT32)});
+  auto engine = test_engine();
+  run_all(*engine, p);
+  for (int64_t i = 0; i < n; ++i) REQUIRE(data_of<int32_t>(a)[i] == int32_t(2 * i + 1));
+}

@@ -1,0 +1,148 @@
+// CpuEngine: per block, plan -> kernel (memory cache, else compile or load from disk) -> launch;
+// MATMUL blocks go to BLAS. Kernel errors (bad indices, negative integer powers) become UserErrors.
+#include "ve/cpu/cpu_engine.h"
+
+#include <chrono>
+#include <sstream>
+#include <unordered_map>
+
+#include <omp.h>
+
+#include "core/error.h"
+#include "ve/cpu/jit_compiler.h"
+#include "ve/cpu/kernel_plan.h"
+#include "ve/cpu/launcher.h"
+#include "ve/cpu/matmul.h"
+
+namespace hassium {
+
+KernelCacheMode parse_kernel_cache_mode(const std::string& name) {
+  if (name == "none") return KernelCacheMode::NONE;
+  if (name == "memory") return KernelCacheMode::MEMORY;
+  if (name == "disk") return KernelCacheMode::DISK;
+  HS_USER_ERROR() << "unknown kernel cache mode '" << name << "'; valid: none, memory, disk";
+  return KernelCacheMode::NONE;
+}
+
+namespace cpu {
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// The instruction of a block a kernel error is about.
+const Instruction* find_op(const KernelBlock& block, Opcode op) {
+  for (size_t i : block.instrs)
+    if (block.program->instrs[i].op == op) return &block.program->instrs[i];
+  return nullptr;
+}
+
+[[noreturn]] void throw_kernel_error(const KernelBlock& block, const KernelError& err) {
+  std::ostringstream msg;
+  const Instruction& first = block.program->instrs[block.instrs.front()];
+  switch (err.code) {
+  case KERNEL_INDEX_OUT_OF_RANGE:
+    msg << op_name(first.op) << ": index " << err.value << " is out of bounds for size "
+        << err.bound;
+    break;
+  case KERNEL_NEGATIVE_INT_POWER: {
+    const Instruction* p = find_op(block, Opcode::POWER);
+    msg << "POWER: integers to negative integer powers are not allowed (exponent " << err.value
+        << ")";
+    if (p) msg << " in " << op_name(p->op) << " of " << dtype_name(p->dtype(0));
+    break;
+  }
+  default:
+    msg << "kernel reported error " << err.code;
+  }
+  throw UserError(msg.str());
+}
+
+class CpuEngine : public Engine {
+public:
+  explicit CpuEngine(const CpuOptions& o)
+      : options_(o), threads_(o.threads > 0 ? o.threads : omp_get_max_threads()),
+        jit_(o.opt_level, o.cache == KernelCacheMode::DISK ? o.cache_dir : std::string(),
+             o.cache == KernelCacheMode::NONE) {
+    HS_USER_ASSERT(o.cache != KernelCacheMode::DISK || !o.cache_dir.empty())
+        << "[cpu] kernel_cache = disk needs a cache_dir";
+  }
+
+  std::string_view name() const override { return "cpu"; }
+  EngineStats stats() const override { return stats_; }
+
+  void execute(const KernelBlock& block) override {
+    auto t0 = Clock::now();
+    double compile = 0;
+    HS_INTERNAL_ASSERT(block.program && !block.instrs.empty()) << "empty block";
+    const Instruction& first = block.program->instrs[block.instrs.front()];
+    if (first.info().family == Family::EXTENSION) {
+      HS_INTERNAL_ASSERT(block.instrs.size() == 1)
+          << op_name(first.op) << " must be alone in its block";
+      run_matmul(first);
+    } else {
+      KernelPlan plan = plan_block(block);
+      if (plan.empty_min_max)
+        HS_USER_ERROR() << op_name(plan.empty_min_max->op)
+                        << ": zero-size array to a reduction operation that has no identity";
+      if (!plan.empty) {
+        const CompiledKernel& k = kernel_for(plan, compile);
+        KernelError err = launch(plan, k, threads_, scratch_);
+        if (options_.cache == KernelCacheMode::NONE) jit_.release();
+        if (err.code != KERNEL_OK) throw_kernel_error(block, err);
+      }
+    }
+    ++stats_.blocks_executed;
+    stats_.execute_seconds += seconds_since(t0) - compile;
+  }
+
+  JitCompiler& jit() { return jit_; }
+
+private:
+  const CompiledKernel& kernel_for(const KernelPlan& plan, double& compile) {
+    if (options_.cache != KernelCacheMode::NONE) {
+      auto it = memory_.find(plan.spec);
+      if (it != memory_.end()) {
+        ++stats_.memory_cache_hits;
+        return it->second;
+      }
+    }
+    CompileResult r = jit_.compile(plan);
+    compile = r.seconds;
+    stats_.compile_seconds += r.seconds;
+    switch (r.outcome) {
+    case CompileOutcome::COMPILED:
+      ++stats_.kernels_compiled;
+      break;
+    case CompileOutcome::LOADED_FROM_DISK:
+      ++stats_.disk_cache_hits;
+      break;
+    case CompileOutcome::ALREADY_LOADED:
+      ++stats_.memory_cache_hits;
+      break;
+    }
+    if (options_.cache == KernelCacheMode::NONE) {
+      transient_ = r.fns;
+      return transient_;
+    }
+    return memory_.emplace(plan.spec, r.fns).first->second;
+  }
+
+  CpuOptions options_;
+  int threads_;
+  JitCompiler jit_;
+  std::unordered_map<std::string, CompiledKernel> memory_; // by plan spec
+  CompiledKernel transient_;
+  std::vector<double> scratch_; // partial results of split reductions
+  EngineStats stats_;
+};
+} // namespace
+} // namespace cpu
+
+std::unique_ptr<Engine> make_cpu_engine(const CpuOptions& options) {
+  return std::make_unique<cpu::CpuEngine>(options);
+}
+
+} // namespace hassium

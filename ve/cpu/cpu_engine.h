@@ -1,0 +1,27 @@
+// The CPU vector engine: fused blocks become LLVM-JIT-compiled, vectorized, OpenMP-parallel
+// kernels.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "ve/engine.h"
+
+namespace hassium {
+
+// Where compiled kernels are kept between blocks and between processes.
+enum class KernelCacheMode { NONE, MEMORY, DISK };
+
+struct CpuOptions {
+  int threads = 0;   // OpenMP threads per kernel; 0 = omp_get_max_threads()
+  int opt_level = 3; // LLVM optimization level, 0..3
+  KernelCacheMode cache = KernelCacheMode::MEMORY;
+  std::string cache_dir; // object files when cache == DISK (created if missing)
+};
+
+// Parses "none", "memory" or "disk"; throws UserError naming the valid ones otherwise.
+KernelCacheMode parse_kernel_cache_mode(const std::string& name);
+
+std::unique_ptr<Engine> make_cpu_engine(const CpuOptions& options);
+
+} // namespace hassium

@@ -1,0 +1,465 @@
+// plan_block: a fused block -> its loop structure (reordered, collapsed), arrays, constants, the
+// spec string, and this call's pointers and parameters.
+#include "ve/cpu/kernel_plan.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <numeric>
+
+#include "core/error.h"
+
+namespace hassium::cpu {
+
+namespace {
+constexpr int64_t kChunkMin = int64_t(1) << 15;   // elements per chunk of a partial reduction
+constexpr int64_t kMaxChunks = 64;                // partial results per reduction at most
+constexpr int64_t kPartialCap = int64_t(1) << 24; // elements of partials per reduction at most
+constexpr int64_t kSplitMinExtent = 8;            // prefer splitting a level at least this long
+
+// The shape an instruction loops over (Instruction::loop_shape, robust to constant operands).
+const Dims& loop_shape_of(const Instruction& in) {
+  static const Dims scalar_shape;
+  switch (in.info().family) {
+  case Family::REDUCTION:
+    return in.view(1).shape;
+  case Family::INDEXING:
+    if (in.op == Opcode::GATHER) return in.view(0).shape;
+    if (in.is_view(2)) return in.view(2).shape;
+    if (in.is_view(1)) return in.view(1).shape;
+    return scalar_shape;
+  default:
+    return in.view(0).shape;
+  }
+}
+
+// The role an operand plays in the loop nest.
+ArrayRole role_of(const Instruction& in, size_t pos) {
+  if (in.info().family == Family::REDUCTION && pos == 0) return ArrayRole::REDUCED;
+  if (in.op == Opcode::GATHER && pos == 1) return ArrayRole::FLAT;
+  if ((in.op == Opcode::SCATTER || in.op == Opcode::COND_SCATTER) && pos == 0)
+    return ArrayRole::FLAT;
+  return ArrayRole::LOOP;
+}
+
+// The signature's free type T of an instruction.
+DType free_type(const Instruction& in) {
+  switch (in.info().family) {
+  case Family::GENERATOR:
+    return in.dtype(0);
+  case Family::INDEXING:
+    return in.dtype(0);
+  default:
+    return in.operands.size() > 1 ? in.dtype(1) : in.dtype(0);
+  }
+}
+
+StrideClass classify(int64_t stride) {
+  return stride == 0 ? StrideClass::ZERO : stride == 1 ? StrideClass::ONE : StrideClass::ANY;
+}
+
+char class_char(StrideClass c) {
+  return c == StrideClass::ZERO ? '0' : c == StrideClass::ONE ? '1' : 'n';
+}
+
+void append_int(std::string& s, int64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  s.append(buf, r.ptr);
+}
+
+// Row-major contiguous strides of a shape.
+Dims contiguous_strides(const Dims& shape) {
+  Dims s(shape.size());
+  int64_t n = 1;
+  for (size_t k = shape.size(); k-- > 0;) {
+    s[k] = n;
+    n *= shape[k];
+  }
+  return s;
+}
+
+struct Builder {
+  const KernelBlock& block;
+  KernelPlan plan;
+  Dims shape;                // loop shape, original order
+  int axis = -1;             // original dimension of the reduction/scan axis
+  std::vector<Dims> strides; // per array: loop strides (LOOP, REDUCED), original order
+  Dims position;             // row-major position strides
+  bool needs_position = false;
+
+  explicit Builder(const KernelBlock& b) : block(b) {}
+
+  bool is_contracted(const Base* base) const {
+    return std::find(block.contracted.begin(), block.contracted.end(), base) !=
+           block.contracted.end();
+  }
+
+  int add_array(const View& v, ArrayRole role, bool write) {
+    for (size_t i = 0; i < plan.arrays.size(); ++i) {
+      PlanArray& a = plan.arrays[i];
+      if (a.role == role && a.view->identical(v)) {
+        (write ? a.written : a.read) = true;
+        return int(i);
+      }
+    }
+    PlanArray a;
+    a.view = &v;
+    a.dtype = v.dtype();
+    a.role = role;
+    a.contracted = is_contracted(v.base.get());
+    (write ? a.written : a.read) = true;
+    plan.arrays.push_back(a);
+    return int(plan.arrays.size() - 1);
+  }
+
+  void collect() {
+    const Program& prog = *block.program;
+    HS_INTERNAL_ASSERT(!block.instrs.empty()) << "an empty block";
+    shape = loop_shape_of(prog.instrs[block.instrs[0]]);
+    for (size_t idx : block.instrs) {
+      const Instruction& in = prog.instrs[idx];
+      const OpInfo& info = in.info();
+      HS_INTERNAL_ASSERT(!in.is_system()) << "system instruction in a block";
+      HS_INTERNAL_ASSERT(loop_shape_of(in) == shape)
+          << "block mixes loop shapes: " << info.name << " loops over "
+          << dims_text(loop_shape_of(in)) << ", the block over " << dims_text(shape);
+      PlanInstr pi{in.op, free_type(in), in.dtype(0), {}};
+      bool has_axis = info.rule == SigRule::REDUCE;
+      if (has_axis) {
+        int ax = in.axis();
+        int nd = int(shape.size());
+        if (ax < 0) ax += nd;
+        HS_INTERNAL_ASSERT(ax >= 0 && ax < nd)
+            << info.name << ": axis " << in.axis() << " of a " << nd << "-d loop";
+        HS_INTERNAL_ASSERT(axis < 0 || axis == ax) << "block reduces over two axes";
+        axis = ax;
+        if (info.family == Family::SCAN)
+          plan.has_scan = true;
+        else
+          plan.has_reduction = true;
+      }
+      if (in.op == Opcode::RANGE || in.op == Opcode::RANDOM) needs_position = true;
+      if (info.family == Family::INDEXING && in.op != Opcode::GATHER) plan.writes_flat = true;
+      size_t n = has_axis ? 2 : in.operands.size();
+      for (size_t p = 0; p < n; ++p) {
+        if (in.is_view(p)) {
+          pi.operands.push_back({true, add_array(in.view(p), role_of(in, p), p == 0)});
+        } else {
+          plan.constants.push_back({in.constant(p).dtype, -1});
+          pi.operands.push_back({false, int(plan.constants.size() - 1)});
+        }
+      }
+      plan.instrs.push_back(std::move(pi));
+    }
+  }
+
+  // Loop strides of every LOOP/REDUCED array in the original dimension order.
+  void loop_strides() {
+    strides.resize(plan.arrays.size());
+    for (size_t i = 0; i < plan.arrays.size(); ++i) {
+      const PlanArray& a = plan.arrays[i];
+      const View& v = *a.view;
+      if (a.role == ArrayRole::LOOP) {
+        HS_INTERNAL_ASSERT(v.shape == shape) << "operand of shape " << dims_text(v.shape)
+                                             << " in a block looping over " << dims_text(shape);
+        strides[i] = v.stride;
+      } else if (a.role == ArrayRole::REDUCED) {
+        Dims expect = shape;
+        expect.erase(expect.begin() + axis);
+        HS_INTERNAL_ASSERT(v.shape == expect) << "reduction output of shape " << dims_text(v.shape)
+                                              << ", expected " << dims_text(expect);
+        strides[i] = v.stride;
+        strides[i].insert(strides[i].begin() + axis, 0);
+      }
+    }
+    position = contiguous_strides(shape);
+  }
+
+  bool addressed_by_loop(size_t i) const {
+    const PlanArray& a = plan.arrays[i];
+    return a.role != ArrayRole::FLAT && !a.contracted;
+  }
+
+  // Reorders dimensions (largest strides outermost), drops extent-1 ones, merges adjacent
+  // ones that every array walks as one. Fills extents (loop order) and permutes the strides.
+  Dims order_and_collapse() {
+    int nd = int(shape.size());
+    std::vector<int> dims(static_cast<size_t>(nd), 0);
+    std::iota(dims.begin(), dims.end(), 0);
+    std::vector<int64_t> weight(size_t(nd), 0);
+    for (size_t i = 0; i < plan.arrays.size(); ++i)
+      if (addressed_by_loop(i))
+        for (int k = 0; k < nd; ++k)
+          weight[size_t(k)] += std::abs(strides[i][size_t(k)]) * dtype_size(plan.arrays[i].dtype);
+    std::stable_sort(dims.begin(), dims.end(),
+                     [&](int x, int y) { return weight[size_t(x)] > weight[size_t(y)]; });
+    // Permute, dropping extent-1 dimensions (never the axis).
+    Dims ext;
+    int new_axis = -1;
+    std::vector<Dims> st(plan.arrays.size());
+    Dims pos;
+    for (int k : dims) {
+      if (shape[size_t(k)] == 1 && k != axis) continue;
+      if (k == axis) new_axis = int(ext.size());
+      ext.push_back(shape[size_t(k)]);
+      for (size_t i = 0; i < plan.arrays.size(); ++i)
+        if (addressed_by_loop(i)) st[i].push_back(strides[i][size_t(k)]);
+      pos.push_back(position[size_t(k)]);
+    }
+    // Merge level k+1 into level k where every array allows it.
+    for (size_t k = 0; k + 1 < ext.size();) {
+      bool ok = int(k) != new_axis && int(k + 1) != new_axis;
+      for (size_t i = 0; ok && i < plan.arrays.size(); ++i)
+        if (addressed_by_loop(i) && st[i][k] != st[i][k + 1] * ext[k + 1]) ok = false;
+      if (ok && needs_position && pos[k] != pos[k + 1] * ext[k + 1]) ok = false;
+      if (!ok) {
+        ++k;
+        continue;
+      }
+      ext[k] *= ext[k + 1];
+      ext.erase(ext.begin() + long(k + 1));
+      for (size_t i = 0; i < plan.arrays.size(); ++i)
+        if (addressed_by_loop(i)) {
+          st[i][k] = st[i][k + 1];
+          st[i].erase(st[i].begin() + long(k + 1));
+        }
+      pos[k] = pos[k + 1];
+      pos.erase(pos.begin() + long(k + 1));
+      if (new_axis > int(k)) --new_axis;
+    }
+    if (ext.empty()) { // 0-d: one iteration
+      ext.push_back(1);
+      for (size_t i = 0; i < plan.arrays.size(); ++i)
+        if (addressed_by_loop(i)) st[i].push_back(0);
+      pos.push_back(0);
+    }
+    strides = std::move(st);
+    position = std::move(pos);
+    plan.axis = new_axis;
+    plan.ndim = int(ext.size());
+    return ext;
+  }
+
+  // A FLAT array's own shape collapsed (row-major order kept): extents and strides.
+  static std::pair<Dims, Dims> flat_dims(const View& v) {
+    Dims e, s;
+    for (size_t k = 0; k < v.shape.size(); ++k) {
+      if (v.shape[k] == 1) continue;
+      if (!e.empty() && s.back() == v.stride[k] * v.shape[k]) {
+        e.back() *= v.shape[k];
+        s.back() = v.stride[k];
+        continue;
+      }
+      e.push_back(v.shape[k]);
+      s.push_back(v.stride[k]);
+    }
+    return {e, s};
+  }
+
+  void choose_split(const Dims& ext) {
+    int nd = plan.ndim;
+    int split = -1;
+    for (int k = 0; k < nd && split < 0; ++k)
+      if (k != plan.axis && ext[size_t(k)] >= kSplitMinExtent) split = k;
+    if (split < 0 && plan.has_reduction && plan.axis >= 0 && ext[size_t(plan.axis)] >= 2)
+      split = plan.axis;
+    if (split < 0) {
+      int64_t best = -1;
+      for (int k = 0; k < nd; ++k)
+        if (k != plan.axis && ext[size_t(k)] > best) {
+          best = ext[size_t(k)];
+          split = k;
+        }
+    }
+    plan.split = split < 0 ? 0 : split;
+  }
+
+  void choose_chunks(const Dims& ext) {
+    int64_t total = 1;
+    for (auto e : ext) total *= e;
+    int64_t out_size = 1;
+    for (int k = 0; k < plan.ndim; ++k)
+      if (k != plan.axis) out_size *= ext[size_t(k)];
+    plan.chunks = 0;
+    if (plan.writes_flat) plan.chunks = 1;
+    if (plan.split != plan.axis) return;
+    plan.chunks = 1;
+    if (!plan.has_reduction || plan.has_scan || total < kParallelMin) return;
+    int64_t c = std::min({kMaxChunks, ext[size_t(plan.axis)], total / kChunkMin});
+    c = std::min(c, std::max<int64_t>(1, kPartialCap / std::max<int64_t>(1, out_size)));
+    plan.chunks = std::max<int64_t>(1, c);
+    if (plan.chunks > 1) plan.partial_elems = out_size;
+  }
+
+  void assign_slots_and_params(const Dims& ext) {
+    const int nd = plan.ndim;
+    std::vector<int64_t>& P = plan.params;
+    P.assign(ext.begin(), ext.end());
+    int nptr = 0;
+    bool partial = plan.chunks > 1;
+    // Contiguous partial strides over the non-axis levels.
+    Dims partial_strides(size_t(nd), 0);
+    for (int k = nd, n = 1; k-- > 0;)
+      if (k != plan.axis) {
+        partial_strides[size_t(k)] = n;
+        n *= int(ext[size_t(k)]);
+      }
+    for (size_t i = 0; i < plan.arrays.size(); ++i) {
+      PlanArray& a = plan.arrays[i];
+      if (a.contracted) continue;
+      a.param = int(P.size());
+      char* data = static_cast<char*>(a.view->base->data);
+      HS_INTERNAL_ASSERT(data || a.view->size() == 0)
+          << "base " << a.view->base->name << " has no data";
+      void* ptr = data ? data + a.view->offset * dtype_size(a.dtype) : nullptr;
+      switch (a.role) {
+      case ArrayRole::LOOP:
+        P.insert(P.end(), strides[i].begin(), strides[i].end());
+        a.inner = classify(strides[i][size_t(nd - 1)]);
+        a.ptr = nptr++;
+        plan.ptrs.push_back(ptr);
+        break;
+      case ArrayRole::REDUCED: {
+        const Dims& ks = partial ? partial_strides : strides[i];
+        P.insert(P.end(), ks.begin(), ks.end());
+        P.push_back(partial ? plan.partial_elems : 0);
+        P.insert(P.end(), strides[i].begin(), strides[i].end());
+        a.inner = classify(ks[size_t(nd - 1)]);
+        a.ptr = nptr++;
+        a.final_ptr = nptr++;
+        plan.ptrs.push_back(partial ? nullptr : ptr); // the launcher points it at the partials
+        plan.ptrs.push_back(ptr);
+        break;
+      }
+      case ArrayRole::FLAT: {
+        auto [fe, fs] = flat_dims(*a.view);
+        a.flat_ndim = int(fe.size());
+        P.insert(P.end(), fe.begin(), fe.end());
+        P.insert(P.end(), fs.begin(), fs.end());
+        P.push_back(a.view->size());
+        a.ptr = nptr++;
+        plan.ptrs.push_back(ptr);
+        break;
+      }
+      }
+    }
+    if (needs_position) {
+      plan.position_param = int(P.size());
+      P.insert(P.end(), position.begin(), position.end());
+      plan.position_inner = classify(position[size_t(nd - 1)]);
+    }
+    const Program& prog = *block.program;
+    size_t ci = 0;
+    for (size_t idx : block.instrs) {
+      const Instruction& in = prog.instrs[idx];
+      size_t n = in.info().rule == SigRule::REDUCE ? 2 : in.operands.size();
+      for (size_t p = 0; p < n; ++p) {
+        if (in.is_view(p)) continue;
+        const Scalar& s = in.constant(p);
+        PlanConstant& c = plan.constants[ci++];
+        c.param = int(P.size());
+        int64_t slots[2] = {0, 0};
+        DType t = s.dtype;
+        if (t == DType::BOOL)
+          slots[0] = s.b;
+        else if (is_signed_int(t))
+          slots[0] = s.i;
+        else if (is_unsigned_int(t))
+          slots[0] = int64_t(s.u);
+        else if (t == DType::FLOAT32 || t == DType::COMPLEX64) {
+          float re = float(s.re), im = float(s.im);
+          std::memcpy(&slots[0], &re, sizeof re);
+          std::memcpy(&slots[1], &im, sizeof im);
+        } else {
+          std::memcpy(&slots[0], &s.re, sizeof s.re);
+          std::memcpy(&slots[1], &s.im, sizeof s.im);
+        }
+        P.push_back(slots[0]);
+        P.push_back(slots[1]);
+      }
+    }
+  }
+
+  void write_spec() {
+    std::string& s = plan.spec;
+    s.reserve(64 + 16 * plan.arrays.size() + 16 * plan.instrs.size());
+    s += 'd';
+    append_int(s, plan.ndim);
+    s += 'a';
+    append_int(s, plan.axis);
+    s += 's';
+    append_int(s, plan.split);
+    if (plan.position_param >= 0) {
+      s += 'p';
+      s += class_char(plan.position_inner);
+    }
+    s += '|';
+    for (const PlanArray& a : plan.arrays) {
+      append_int(s, int(a.dtype));
+      s += "LRF"[int(a.role)];
+      if (a.contracted) s += 'c';
+      if (a.read) s += 'r';
+      if (a.written) s += 'w';
+      s += class_char(a.inner);
+      if (a.role == ArrayRole::FLAT) append_int(s, a.flat_ndim);
+      s += ',';
+    }
+    s += '|';
+    for (const PlanConstant& c : plan.constants) {
+      append_int(s, int(c.dtype));
+      s += ',';
+    }
+    s += '|';
+    for (const PlanInstr& in : plan.instrs) {
+      append_int(s, int(in.op));
+      s += ':';
+      append_int(s, int(in.in));
+      s += ':';
+      append_int(s, int(in.out));
+      for (const PlanOperand& o : in.operands) {
+        s += o.is_array ? 'a' : 'c';
+        append_int(s, o.index);
+      }
+      s += ';';
+    }
+  }
+
+  void check_empty(const Dims& ext) {
+    bool non_axis_empty = false, axis_empty = false;
+    for (int k = 0; k < plan.ndim; ++k) {
+      if (ext[size_t(k)] != 0) continue;
+      (k == plan.axis ? axis_empty : non_axis_empty) = true;
+    }
+    if (non_axis_empty || (axis_empty && !plan.has_reduction)) plan.empty = true;
+    if (plan.empty || !axis_empty) return;
+    const Program& prog = *block.program;
+    for (size_t idx : block.instrs) {
+      const Instruction& in = prog.instrs[idx];
+      if (in.op == Opcode::MINIMUM_REDUCE || in.op == Opcode::MAXIMUM_REDUCE)
+        plan.empty_min_max = &in;
+    }
+  }
+};
+} // namespace
+
+int64_t KernelPlan::total() const {
+  int64_t n = 1;
+  for (int k = 0; k < ndim; ++k) n *= params[size_t(k)];
+  return n;
+}
+
+KernelPlan plan_block(const KernelBlock& block) {
+  Builder b(block);
+  b.collect();
+  b.loop_strides();
+  Dims ext = b.order_and_collapse();
+  b.check_empty(ext);
+  b.choose_split(ext);
+  b.choose_chunks(ext);
+  b.assign_slots_and_params(ext);
+  b.write_spec();
+  return std::move(b.plan);
+}
+
+} // namespace hassium::cpu

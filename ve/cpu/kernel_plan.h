@@ -1,0 +1,106 @@
+// KernelPlan: a fused block reduced to the structure its kernel is compiled from (the spec, the
+// memory-cache key) and the values that change from call to call (pointers and int64 params).
+//
+// The loop nest runs over the block's loop shape with its dimensions reordered (largest
+// strides outermost), extent-1 dimensions dropped and adjacent dimensions merged where every
+// array allows it. Array offsets, strides, extents and constants are parameters, so one
+// kernel serves every shape of the same structure; only the innermost stride class of each
+// array (0, 1 or other) is structural, so the innermost loop vectorizes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/instruction.h"
+#include "ve/engine.h"
+
+namespace hassium::cpu {
+
+enum class StrideClass : uint8_t { ZERO, ONE, ANY };
+
+enum class ArrayRole : uint8_t {
+  LOOP,    // addressed by the loop nest: one stride per loop level
+  REDUCED, // a reduction output: LOOP with stride 0 along the axis; may go to per-chunk partials
+  FLAT,    // addressed by a row-major flat position (GATHER source, SCATTER target)
+};
+
+// One distinct array (view) the kernel touches. Identical views are one array.
+struct PlanArray {
+  const View* view = nullptr; // the first occurrence (not part of the spec)
+  DType dtype = DType::BOOL;
+  ArrayRole role = ArrayRole::LOOP;
+  bool contracted = false; // lives in registers only (its base is created and freed in the block)
+  bool read = false;
+  bool written = false;
+  StrideClass inner = StrideClass::ANY; // LOOP, REDUCED: class of the innermost loop stride
+  int flat_ndim = 0;                    // FLAT: dimensions of its own (collapsed) shape
+  int ptr = -1;       // pointer slot (-1 when contracted); REDUCED: where the kernel writes
+  int final_ptr = -1; // REDUCED: the real output's slot (the combine step writes it)
+  int param = -1;     // first parameter slot; layout by role, see KernelPlan
+};
+
+struct PlanOperand {
+  bool is_array = true;
+  int index = 0; // into arrays or constants
+};
+
+struct PlanInstr {
+  Opcode op;
+  DType in; // the signature's free type T
+  DType out;
+  std::vector<PlanOperand> operands; // output first; a reduction's axis is not an operand
+};
+
+struct PlanConstant {
+  DType dtype;
+  int param; // two slots: the value's bits (complex: re, im)
+};
+
+// Parameter layout (int64 slots):
+//   [0, ndim)                  loop extents, outermost first
+//   LOOP array at p:           ndim strides
+//   REDUCED array at p:        ndim kernel strides (0 along the axis), the chunk stride
+//                              (elements between two chunks' partials; 0 = no partials),
+//                              ndim strides of the real output (for the combine step)
+//   FLAT array at p:           flat_ndim extents, flat_ndim strides, size
+//   position_param:            ndim strides of the row-major position (RANGE, RANDOM)
+//   constant at p:             2 slots
+struct KernelPlan {
+  // --- structure: what the generated code depends on ---
+  int ndim = 1;
+  int axis = -1; // loop level of the reduction/scan axis, -1 if none
+  int split = 0; // loop level whose range is the kernel's [begin, end)
+  bool has_scan = false;
+  bool has_reduction = false;
+  bool writes_flat = false; // SCATTER: runs on one thread (duplicates: the last write wins)
+  StrideClass position_inner = StrideClass::ANY;
+  int position_param = -1;
+  std::vector<PlanArray> arrays;
+  std::vector<PlanConstant> constants;
+  std::vector<PlanInstr> instrs;
+  std::string spec; // canonical text of the structure: the memory-cache key
+
+  // --- per call (never read by the code generator) ---
+  std::vector<int64_t> params;
+  std::vector<void*> ptrs; // REDUCED arrays with partials: the launcher fills `ptr`
+  bool empty = false;      // nothing to compute
+  const Instruction* empty_min_max = nullptr; // a minimum/maximum over an empty axis: an error
+  // How the split level is cut: 0 = any way (the launcher splits it over the threads);
+  // n >= 1 = exactly n equal chunks, whatever the thread count (a reduction split along its
+  // axis goes through n partial results combined in chunk order, so the sum does not depend
+  // on the number of threads).
+  int64_t chunks = 0;
+  int64_t partial_elems = 0; // elements of one chunk's partial result per REDUCED array
+
+  int64_t extent(int level) const { return params[size_t(level)]; }
+  int64_t total() const; // product of the extents
+};
+
+// Builds the plan of a block (every base except the contracted ones has data).
+KernelPlan plan_block(const KernelBlock& block);
+
+// Below this many loop iterations a kernel runs on one thread.
+inline constexpr int64_t kParallelMin = int64_t(1) << 15;
+
+} // namespace hassium::cpu

@@ -1,0 +1,133 @@
+// run_matmul: MATMUL through cblas_?gemm (float, complex) or a plain loop (integers).
+#include "ve/cpu/matmul.h"
+
+#include <algorithm>
+#include <complex>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include <cblas.h>
+
+#include "core/error.h"
+
+namespace hassium::cpu {
+
+namespace {
+// A 2-D view as BLAS sees it: a pointer, whether it is stored transposed, the leading dimension.
+struct Matrix {
+  const void* data = nullptr;
+  bool transposed = false;
+  int64_t ld = 1;
+};
+
+// Element (i, j) of a 2-D view.
+template <typename T> T& at(const View& v, int64_t i, int64_t j) {
+  return static_cast<T*>(v.base->data)[v.offset + i * v.stride[0] + j * v.stride[1]];
+}
+
+// The view as a BLAS operand, or (when its strides do not allow it) a contiguous copy.
+template <typename T> Matrix as_blas(const View& v, std::vector<T>& copy) {
+  int64_t rows = v.shape[0], cols = v.shape[1];
+  int64_t s0 = rows == 1 ? std::max<int64_t>(cols, 1) : v.stride[0];
+  int64_t s1 = cols == 1 ? 1 : v.stride[1];
+  T* origin = static_cast<T*>(v.base->data) + v.offset;
+  if (s1 == 1 && s0 >= std::max<int64_t>(cols, 1)) return {origin, false, s0};
+  int64_t t0 = rows == 1 ? 1 : v.stride[0];
+  int64_t t1 = cols == 1 ? std::max<int64_t>(rows, 1) : v.stride[1];
+  if (t0 == 1 && t1 >= std::max<int64_t>(rows, 1)) return {origin, true, t1};
+  copy.resize(size_t(rows * cols));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) copy[size_t(i * cols + j)] = at<T>(v, i, j);
+  return {copy.data(), false, std::max<int64_t>(cols, 1)};
+}
+
+template <typename T> void gemm(const View& out, const View& a, const View& b) {
+  const int64_t m = out.shape[0], n = out.shape[1], k = a.shape[1];
+  std::vector<T> ca, cb, result(size_t(m * n));
+  Matrix A = as_blas<T>(a, ca), B = as_blas<T>(b, cb);
+  auto ta = A.transposed ? CblasTrans : CblasNoTrans;
+  auto tb = B.transposed ? CblasTrans : CblasNoTrans;
+  const int ldc = int(std::max<int64_t>(n, 1));
+  if (k == 0) {
+    // an empty sum: zeros
+  } else if constexpr (std::is_same_v<T, float>) {
+    cblas_sgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), 1.0f,
+                static_cast<const float*>(A.data), int(A.ld), static_cast<const float*>(B.data),
+                int(B.ld), 0.0f, result.data(), ldc);
+  } else if constexpr (std::is_same_v<T, double>) {
+    cblas_dgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), 1.0,
+                static_cast<const double*>(A.data), int(A.ld), static_cast<const double*>(B.data),
+                int(B.ld), 0.0, result.data(), ldc);
+  } else {
+    const T one(1), zero(0);
+    if constexpr (std::is_same_v<T, std::complex<float>>)
+      cblas_cgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), &one, A.data, int(A.ld), B.data,
+                  int(B.ld), &zero, result.data(), ldc);
+    else
+      cblas_zgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), &one, A.data, int(A.ld), B.data,
+                  int(B.ld), &zero, result.data(), ldc);
+  }
+  // Through a temporary: the output may have any strides and may overlap an input.
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) at<T>(out, i, j) = result[size_t(i * n + j)];
+}
+
+// Integers: products and sums wrap around, as in NumPy.
+// (In uint64_t: modulo 2^64, then truncated to T, is the same as modulo 2^bits of T.)
+template <typename T> void int_matmul(const View& out, const View& a, const View& b) {
+  const int64_t m = out.shape[0], n = out.shape[1], k = a.shape[1];
+  std::vector<uint64_t> result(size_t(m * n), 0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) {
+      uint64_t x = uint64_t(int64_t(at<T>(a, i, p)));
+      for (int64_t j = 0; j < n; ++j)
+        result[size_t(i * n + j)] += x * uint64_t(int64_t(at<T>(b, p, j)));
+    }
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) at<T>(out, i, j) = T(result[size_t(i * n + j)]);
+}
+} // namespace
+
+void run_matmul(const Instruction& in) {
+  HS_USER_ASSERT(in.is_view(1) && in.is_view(2)) << "MATMUL: both inputs must be arrays";
+  const View &out = in.view(0), &a = in.view(1), &b = in.view(2);
+  HS_USER_ASSERT(out.ndim() == 2 && a.ndim() == 2 && b.ndim() == 2)
+      << "MATMUL: operands must be 2-D, got " << dims_text(out.shape) << ", " << dims_text(a.shape)
+      << ", " << dims_text(b.shape);
+  HS_USER_ASSERT(a.shape[1] == b.shape[0] && out.shape[0] == a.shape[0] &&
+                 out.shape[1] == b.shape[1])
+      << "MATMUL: shapes " << dims_text(a.shape) << " x " << dims_text(b.shape) << " -> "
+      << dims_text(out.shape) << " do not match";
+  if (out.size() == 0) return;
+  switch (out.dtype()) {
+  case DType::FLOAT32:
+    return gemm<float>(out, a, b);
+  case DType::FLOAT64:
+    return gemm<double>(out, a, b);
+  case DType::COMPLEX64:
+    return gemm<std::complex<float>>(out, a, b);
+  case DType::COMPLEX128:
+    return gemm<std::complex<double>>(out, a, b);
+  case DType::INT8:
+    return int_matmul<int8_t>(out, a, b);
+  case DType::INT16:
+    return int_matmul<int16_t>(out, a, b);
+  case DType::INT32:
+    return int_matmul<int32_t>(out, a, b);
+  case DType::INT64:
+    return int_matmul<int64_t>(out, a, b);
+  case DType::UINT8:
+    return int_matmul<uint8_t>(out, a, b);
+  case DType::UINT16:
+    return int_matmul<uint16_t>(out, a, b);
+  case DType::UINT32:
+    return int_matmul<uint32_t>(out, a, b);
+  case DType::UINT64:
+    return int_matmul<uint64_t>(out, a, b);
+  default:
+    HS_USER_ERROR() << "MATMUL: " << dtype_name(out.dtype()) << " is not supported";
+  }
+}
+
+} // namespace hassium::cpu

@@ -1,0 +1,87 @@
+// Runtime helpers called from kernels: complex exp/log/sqrt through the C library (as NumPy
+// does), and complex power with NumPy's exact cases for small integer exponents.
+#include "ve/cpu/runtime_helpers.h"
+
+#include <cmath>
+#include <complex>
+#include <limits>
+
+namespace {
+using C = std::complex<double>;
+using hassium::cpu::ComplexPair;
+
+ComplexPair pack(C z) {
+  return {z.real(), z.imag()};
+}
+
+C multiply(C a, C b) {
+  return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+}
+
+// The division the kernels emit (ops_complex.cpp), so 1/z here rounds the same way.
+C divide(C a, C b) {
+  double abs_re = std::fabs(b.real()), abs_im = std::fabs(b.imag());
+  if (abs_re >= abs_im) {
+    if (abs_re == 0 && abs_im == 0) return {a.real() / abs_re, a.imag() / abs_re};
+    double rat = b.imag() / b.real(), scl = 1.0 / (b.real() + b.imag() * rat);
+    return {(a.real() + a.imag() * rat) * scl, (a.imag() - a.real() * rat) * scl};
+  }
+  double rat = b.real() / b.imag(), scl = 1.0 / (b.imag() + b.real() * rat);
+  return {(a.real() * rat + a.imag()) * scl, (a.imag() * rat - a.real()) * scl};
+}
+} // namespace
+
+extern "C" {
+
+ComplexPair hs_cexp(double re, double im) {
+  return pack(std::exp(C(re, im)));
+}
+ComplexPair hs_clog(double re, double im) {
+  return pack(std::log(C(re, im)));
+}
+ComplexPair hs_csqrt(double re, double im) {
+  return pack(std::sqrt(C(re, im)));
+}
+
+// a ** b: 1 for b == 0; 0 or NaN for a == 0; exact products for integer exponents below 100 in
+// magnitude; the C library's cpow otherwise.
+ComplexPair hs_cpow(double are, double aim, double bre, double bim) {
+  const C a(are, aim), b(bre, bim);
+  if (bre == 0 && bim == 0) return {1, 0};
+  if (are == 0 && aim == 0) {
+    if (bre > 0 && bim == 0) return {0, 0};
+    double nan = std::numeric_limits<double>::quiet_NaN();
+    return {nan, nan};
+  }
+  if (bim == 0 && std::fabs(bre) < 100 && bre == std::trunc(bre)) {
+    long n = long(bre);
+    if (n == 1) return pack(a);
+    if (n == 2) return pack(multiply(a, a));
+    if (n == 3) return pack(multiply(a, multiply(a, a)));
+    long m = n < 0 ? -n : n;
+    C result(1, 0), power = a;
+    for (long mask = 1;; mask <<= 1) {
+      if (m & mask) result = multiply(result, power);
+      if (m < (mask << 1)) break;
+      power = multiply(power, power);
+    }
+    if (n < 0) result = divide(C(1, 0), result);
+    return pack(result);
+  }
+  return pack(std::pow(a, b));
+}
+}
+
+namespace hassium::cpu {
+
+std::span<const HelperSymbol> runtime_helpers() {
+  static const HelperSymbol helpers[] = {
+      {"hs_cexp", reinterpret_cast<void*>(&hs_cexp)},
+      {"hs_clog", reinterpret_cast<void*>(&hs_clog)},
+      {"hs_csqrt", reinterpret_cast<void*>(&hs_csqrt)},
+      {"hs_cpow", reinterpret_cast<void*>(&hs_cpow)},
+  };
+  return helpers;
+}
+
+} // namespace hassium::cpu

@@ -1,0 +1,30 @@
+// Runtime helpers: C functions JIT-compiled kernels call for what is too long to emit inline
+// (complex exp/log/sqrt/power). The JIT resolves them by name from this list.
+#pragma once
+
+#include <span>
+
+namespace hassium::cpu {
+
+// Two doubles returned in registers (xmm0, xmm1 on x86-64): the IR type {double, double}.
+struct ComplexPair {
+  double re;
+  double im;
+};
+
+struct HelperSymbol {
+  const char* name;
+  void* address;
+};
+
+// Every helper a kernel may call, for the JIT's symbol table.
+std::span<const HelperSymbol> runtime_helpers();
+
+} // namespace hassium::cpu
+
+extern "C" {
+hassium::cpu::ComplexPair hs_cexp(double re, double im);
+hassium::cpu::ComplexPair hs_clog(double re, double im);
+hassium::cpu::ComplexPair hs_csqrt(double re, double im);
+hassium::cpu::ComplexPair hs_cpow(double are, double aim, double bre, double bim);
+}
