@@ -69,8 +69,10 @@ build() {
 # The main job. Until the engine runs NumPy programs: check and print an example program.
 run_main() {
   build hassium
-  local examples=(test/corpus/valid/*.hsb)
+  # The example of DESIGN.md section 3 when it is there, else the first valid program.
+  local examples=(test/corpus/valid/design_example.hsb test/corpus/valid/*.hsb)
   local example=${examples[0]}
+  [[ -f $example ]] || example=${examples[1]}
   if [[ ! -f $example ]]; then
     echo "bootstrap: no example program: test/corpus/valid/*.hsb does not exist yet" >&2
     exit 1

@@ -7,13 +7,17 @@
 #include "bridge/cli/command.h"
 #include "core/config.h"
 #include "core/filter_registry.h"
+#include "ir/algorithms.h"
+#include "ir/cost_model.h"
 
 namespace {
 
 // Keys whose valid names live in a registry, checked here so that `hassium config` reports
-// every bad value. Add a line when a registry appears (fuser algorithms, cost models).
+// every bad value. Add a line when a registry appears.
 void check_registry_names(const hassium::Config& config) {
   config.choice_list("stack", "filters", hassium::filter_names());
+  config.choice("fuser", "algorithm", hassium::algorithm_names());
+  config.choice("fuser", "cost_model", hassium::cost_model_names());
 }
 
 // `section.key = value    (source)`, the sources aligned in one column.

@@ -51,6 +51,14 @@ rc=0
 out=$(run HASSIUM_STACK_FILTERS=no_such_filter 2>&1) || rc=$?
 [[ $rc == 1 ]] || fail "unknown filter: expected exit 1, got $rc"
 expect_line "$out" "hassium: error: unknown 'no_such_filter' in \[stack\] filters 'no_such_filter' \(from env HASSIUM_STACK_FILTERS\); valid: .*"
+rc=0
+out=$(run HASSIUM_FUSER_ALGORITHM=gredy 2>&1) || rc=$?
+[[ $rc == 1 ]] || fail "unknown algorithm: expected exit 1, got $rc"
+expect_line "$out" "hassium: error: unknown \[fuser\] algorithm 'gredy' \(from env HASSIUM_FUSER_ALGORITHM\); valid: .*greedy.*"
+rc=0
+out=$(run HASSIUM_FUSER_COST_MODEL=robinsn 2>&1) || rc=$?
+[[ $rc == 1 ]] || fail "unknown cost model: expected exit 1, got $rc"
+expect_line "$out" "hassium: error: unknown \[fuser\] cost_model 'robinsn' \(from env HASSIUM_FUSER_COST_MODEL\); valid: .*robinson.*"
 
 [[ $failures == 0 ]] && echo "all hassium config tests passed"
 exit $((failures > 0))
