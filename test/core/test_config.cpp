@@ -211,7 +211,7 @@ TEST_CASE("bad values name the key, the value and where it came from") {
         "/etc/h.ini:3: unknown section [fusr]; valid: stack, fuser, cpu, memory, python, "
         "profile");
   CHECK(with_file("[memory]\npool = true\npool_cap = 1\n") ==
-        "/etc/h.ini:3: unknown key 'pool_cap' in [memory]; valid: pool, pool_cap_mb");
+        "/etc/h.ini:3: unknown key 'pool_cap' in [memory]; valid: pool, pool_cap_mb, huge_pages");
   CHECK(with_file("threads = 1\n[cpu]\n") == "/etc/h.ini:1: key 'threads' comes before any "
                                              "[section]");
   CHECK(with_file("[cpu]\nthreads 1\n") == "/etc/h.ini:2: '=' character not found in line");

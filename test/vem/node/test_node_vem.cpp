@@ -1,0 +1,197 @@
+// Tests for vem/node/node_vem: allocation, contraction, SYNC, FREE and errors, on a fake engine.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/error.h"
+#include "ir/parser.h"
+#include "vem/node/node_vem.h"
+
+using namespace hassium;
+
+namespace {
+// Checks the engine contract on every block, writes 7.0 through float64 IDENTITY fills, and
+// throws UserError for NEGATIVE (standing in for bad data such as a GATHER index).
+struct FakeEngine : Engine {
+  struct Seen {
+    std::vector<size_t> instrs;
+    std::vector<std::string> contracted;
+  };
+  std::vector<Seen>* seen;
+  explicit FakeEngine(std::vector<Seen>* seen) : seen(seen) {}
+  std::string_view name() const override { return "fake"; }
+  void execute(const KernelBlock& block) override {
+    Seen s{block.instrs, {}};
+    for (const Base* b : block.contracted) s.contracted.push_back(b->name);
+    seen->push_back(s);
+    for (size_t i : block.instrs) {
+      const Instruction& ins = block.program->instrs[i];
+      REQUIRE_FALSE(ins.is_system());
+      for (const auto& opnd : ins.operands) {
+        const View* v = std::get_if<View>(&opnd);
+        if (!v) continue;
+        bool contracted =
+            std::count(block.contracted.begin(), block.contracted.end(), v->base.get()) > 0;
+        CHECK((v->base->data == nullptr) == contracted);
+      }
+      if (ins.op == Opcode::NEGATIVE) HS_USER_ERROR() << "bad data in block";
+      if (ins.op == Opcode::IDENTITY && ins.is_constant(1) && ins.dtype(0) == DType::FLOAT64 &&
+          ins.out().base->data) {
+        for (int64_t k = 0; k < ins.out().size(); ++k)
+          static_cast<double*>(ins.out().base->data)[ins.out().index_of_flat(k)] = 7.0;
+      }
+    }
+  }
+  EngineStats stats() const override {
+    EngineStats e;
+    e.kernels_compiled = int64_t(seen->size());
+    return e;
+  }
+};
+
+struct Fixture {
+  std::vector<FakeEngine::Seen> seen;
+  std::unique_ptr<NodeVem> vem;
+  explicit Fixture(const std::string& algorithm, bool cache = false) {
+    FuserOptions o;
+    o.algorithm = algorithm;
+    vem = std::make_unique<NodeVem>(std::make_unique<FakeEngine>(&seen), o,
+                                    cache ? std::make_unique<MergeCache>() : nullptr);
+  }
+};
+
+const char* kTemporary = R"(
+.base T float64 4
+.base O float64 4
+IDENTITY T, 1.5
+ADD O, T, 2
+FREE T
+SYNC O
+)";
+} // namespace
+
+TEST_CASE("a fused temporary is contracted and never allocated") {
+  Fixture f("greedy");
+  Program p = parse_program(kTemporary);
+  f.vem->execute(p);
+  REQUIRE(f.seen.size() == 1);
+  CHECK(f.seen[0].instrs == std::vector<size_t>{0, 1}); // FREE and SYNC stripped
+  CHECK(f.seen[0].contracted == std::vector<std::string>{"T"});
+  BasePtr o = p.find_base("O"), t = p.find_base("T");
+  CHECK(o->data != nullptr);
+  CHECK(o->synced);
+  CHECK(t->data == nullptr);
+  auto s = f.vem->pool().stats();
+  CHECK(s.allocations == 1);
+  CHECK(s.bytes_in_use == MemoryPool::size_class(32));
+}
+
+TEST_CASE("an unfused temporary is allocated at its first write and freed at FREE") {
+  Fixture f("singleton");
+  Program p = parse_program(kTemporary);
+  f.vem->execute(p);
+  CHECK(f.seen.size() == 2);
+  for (const auto& s : f.seen) CHECK(s.contracted.empty());
+  CHECK(p.find_base("T")->data == nullptr);
+  CHECK(p.find_base("T")->allocation == nullptr);
+  auto s = f.vem->pool().stats();
+  CHECK(s.allocations == 2);
+  CHECK(s.bytes_cached == MemoryPool::size_class(32)); // T's block, kept for reuse
+  ProfileCounters c;
+  f.vem->add_counters(c);
+  CHECK(c.blocks == 4); // singleton: one block per instruction, FREE and SYNC included
+  CHECK(c.kernels_compiled == 2);
+}
+
+TEST_CASE("memory goes back to the pool when a base dies without FREE") {
+  Fixture f("greedy");
+  {
+    Program p = parse_program(".base A float64 1000\nIDENTITY A, 1\nSYNC A\n");
+    f.vem->execute(p);
+    CHECK(f.vem->pool().stats().bytes_in_use == MemoryPool::size_class(8000));
+  }
+  CHECK(f.vem->pool().stats().bytes_in_use == 0);
+}
+
+TEST_CASE("external data is used as is and only let go at FREE") {
+  Fixture f("greedy");
+  Program p = parse_program(R"(
+.base X float64 4
+.base O float64 4
+ADD O, X, 1
+FREE X
+SYNC O
+)");
+  auto mem = std::make_shared<std::vector<double>>(4, 3.0);
+  BasePtr x = p.find_base("X");
+  x->data = mem->data();
+  x->external_owner = mem;
+  f.vem->execute(p);
+  CHECK(x->data == nullptr);
+  CHECK(mem.use_count() == 1); // the VEM let go; the memory itself was never touched
+  CHECK((*mem)[0] == 3.0);
+  CHECK(f.vem->pool().stats().allocations == 1); // O only
+}
+
+TEST_CASE("a base read before anything writes it reads zeros") {
+  Fixture f("greedy");
+  Program p = parse_program(R"(
+.base X float64 4
+.base O float64 4
+ADD O, X, 1
+SYNC X
+)");
+  f.vem->execute(p);
+  BasePtr x = p.find_base("X");
+  REQUIRE(x->data != nullptr);
+  for (int k = 0; k < 4; ++k) CHECK(static_cast<double*>(x->data)[k] == 0.0);
+  CHECK(x->synced);
+}
+
+TEST_CASE("a later write clears synced; data written by the engine is what SYNC shows") {
+  Fixture f("greedy");
+  Program p = parse_program(".base A float64 3\nIDENTITY A, 0\nSYNC A\n");
+  f.vem->execute(p);
+  BasePtr a = p.find_base("A");
+  CHECK(a->synced);
+  CHECK(static_cast<double*>(a->data)[2] == 7.0);
+  Program q;
+  q.instrs.emplace_back(Opcode::IDENTITY,
+                        std::vector<Operand>{View::whole(a), Scalar::of_float(2)});
+  q.collect_bases();
+  f.vem->execute(q);
+  CHECK_FALSE(a->synced);
+}
+
+TEST_CASE("after an engine error the program's FREEs are honored and the VEM is usable") {
+  Fixture f("singleton");
+  Program p = parse_program(R"(
+.base A float64 4
+.base B float64 4
+IDENTITY A, 1
+NEGATIVE B, A
+FREE A
+FREE B
+)");
+  CHECK_THROWS_WITH(f.vem->execute(p), Catch::Contains("bad data"));
+  CHECK(p.find_base("A")->data == nullptr);
+  CHECK(p.find_base("B")->data == nullptr);
+  CHECK(f.vem->pool().stats().bytes_in_use == 0);
+  Program q = parse_program(kTemporary);
+  f.vem->execute(q);
+  CHECK(q.find_base("O")->synced);
+}
+
+TEST_CASE("the merge cache answers a repeated program") {
+  Fixture f("greedy", true);
+  for (int k = 0; k < 3; ++k) {
+    Program p = parse_program(kTemporary);
+    f.vem->execute(p);
+  }
+  ProfileCounters c;
+  f.vem->add_counters(c);
+  CHECK(c.merge_cache_misses == 1);
+  CHECK(c.merge_cache_hits == 2);
+  CHECK(c.pool_reuses == 2); // O's buffer comes back each time
+}

@@ -1,0 +1,96 @@
+// Contraction: one pass over the program collects, per base, where and how it is accessed.
+#include "vem/node/contraction.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <unordered_map>
+
+#include "core/error.h"
+
+namespace hassium {
+
+bool visits_each_element_once(const View& v) {
+  std::vector<std::pair<int64_t, int64_t>> dims; // (|stride|, extent), extents > 1 only
+  for (size_t k = 0; k < v.shape.size(); ++k) {
+    if (v.shape[k] == 0) return true; // visits nothing
+    if (v.shape[k] > 1) dims.emplace_back(std::abs(v.stride[k]), v.shape[k]);
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t span = 0; // largest distance between two elements of the inner dimensions
+  for (auto [s, e] : dims) {
+    if (s <= span) return false;
+    span += s * (e - 1);
+  }
+  return true;
+}
+
+namespace {
+struct BaseUse {
+  int block = -1;        // the block of the first instruction naming the base
+  bool one_block = true; // every instruction naming it is in `block`
+  bool written_first = false;
+  bool seen = false;
+  bool freed = false;
+  bool synced = false;
+  bool elementwise_only = true;
+  const View* view = nullptr; // the first view; every other must be identical
+  bool one_view = true;
+};
+} // namespace
+
+std::vector<std::vector<const Base*>> contracted_bases(const Program& program,
+                                                       const Partition& partition) {
+  std::vector<int> block_of(program.instrs.size(), -1);
+  for (size_t b = 0; b < partition.blocks.size(); ++b)
+    for (size_t i : partition.blocks[b]) {
+      HS_INTERNAL_ASSERT(i < block_of.size() && block_of[i] == -1)
+          << "partition names instruction " << i << " twice or out of range";
+      block_of[i] = int(b);
+    }
+
+  std::unordered_map<const Base*, BaseUse> uses;
+  std::vector<const Base*> order; // first-use order, for a deterministic result
+  auto touch = [&](const View& v, int block, bool write, Family family) {
+    BaseUse& u = uses[v.base.get()];
+    if (!u.seen) {
+      u.seen = true;
+      u.block = block;
+      u.written_first = write;
+      order.push_back(v.base.get());
+    }
+    if (u.block != block) u.one_block = false;
+    if (family == Family::SYSTEM) return;
+    if (family != Family::ELEMENTWISE && family != Family::GENERATOR) u.elementwise_only = false;
+    if (!u.view) {
+      u.view = &v;
+    } else if (!u.view->identical(v)) {
+      u.one_view = false;
+    }
+  };
+  for (size_t i = 0; i < program.instrs.size(); ++i) {
+    const Instruction& ins = program.instrs[i];
+    int block = block_of[i];
+    HS_INTERNAL_ASSERT(block >= 0) << "partition leaves out instruction " << i;
+    Family family = ins.info().family;
+    if (ins.is_system()) {
+      touch(ins.out(), block, false, family);
+      (ins.op == Opcode::FREE ? uses[ins.out().base.get()].freed
+                              : uses[ins.out().base.get()].synced) = true;
+      continue;
+    }
+    for (const View* in : ins.inputs()) touch(*in, block, false, family);
+    touch(ins.out(), block, true, family);
+  }
+
+  std::vector<std::vector<const Base*>> result(partition.blocks.size());
+  for (const Base* base : order) {
+    const BaseUse& u = uses[base];
+    bool contract = base->data == nullptr && !base->allocation && u.one_block && u.freed &&
+                    !u.synced && u.written_first && u.elementwise_only && u.one_view &&
+                    u.view != nullptr && visits_each_element_once(*u.view);
+    if (contract) result[size_t(u.block)].push_back(base);
+  }
+  return result;
+}
+
+} // namespace hassium

@@ -1,0 +1,114 @@
+// NodeVem: partition, allocation at first write, blocks to the engine, SYNC and FREE.
+#include "vem/node/node_vem.h"
+
+#include <chrono>
+#include <cstring>
+#include <unordered_set>
+
+#include "core/error.h"
+#include "vem/node/contraction.h"
+
+namespace hassium {
+
+NodeVem::NodeVem(std::unique_ptr<Engine> engine, FuserOptions fuser,
+                 std::unique_ptr<MergeCache> cache, MemoryPoolOptions memory)
+    : engine_(std::move(engine)), fuser_(std::move(fuser)), cache_(std::move(cache)),
+      pool_(std::make_shared<MemoryPool>(memory)) {
+  HS_INTERNAL_ASSERT(engine_) << "NodeVem needs an engine";
+}
+
+void NodeVem::allocate(Base& base, bool zero_fill) {
+  size_t bytes = size_t(base.nbytes());
+  void* p = pool_->allocate(bytes);
+  if (zero_fill) std::memset(p, 0, bytes);
+  base.allocation =
+      std::shared_ptr<void>(p, [pool = pool_, bytes](void* q) { pool->release(q, bytes); });
+  base.data = p;
+}
+
+void NodeVem::free_base(Base& base) {
+  base.data = nullptr;
+  base.allocation.reset();
+  base.external_owner.reset();
+  base.synced = false;
+}
+
+void NodeVem::execute(const Program& program) {
+  auto t0 = std::chrono::steady_clock::now();
+  Partition partition = fuse(program, fuser_, cache_.get());
+  fuse_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::vector<std::vector<const Base*>> contracted = contracted_bases(program, partition);
+  blocks_ += int64_t(partition.blocks.size());
+
+  // Bases whose first access in program order is a read: they need zeros when they have no data.
+  std::unordered_set<const Base*> seen, read_first;
+  for (const Instruction& ins : program.instrs) {
+    if (ins.is_system()) {
+      if (ins.op == Opcode::SYNC && seen.insert(ins.out().base.get()).second)
+        read_first.insert(ins.out().base.get());
+      continue;
+    }
+    for (const View* in : ins.inputs())
+      if (seen.insert(in->base.get()).second) read_first.insert(in->base.get());
+    seen.insert(ins.out().base.get());
+  }
+
+  size_t b = 0;
+  try {
+    for (; b < partition.blocks.size(); ++b) {
+      KernelBlock kb;
+      kb.program = &program;
+      kb.contracted = contracted[b];
+      std::unordered_set<const Base*> skip(kb.contracted.begin(), kb.contracted.end());
+      for (size_t i : partition.blocks[b]) {
+        const Instruction& ins = program.instrs[i];
+        if (ins.is_system()) continue;
+        kb.instrs.push_back(i);
+        for (const auto& opnd : ins.operands) {
+          const View* v = std::get_if<View>(&opnd);
+          if (!v || v->base->data || skip.count(v->base.get())) continue;
+          allocate(*v->base, read_first.count(v->base.get()) > 0);
+        }
+        ins.out().base->synced = false;
+      }
+      if (!kb.instrs.empty()) engine_->execute(kb);
+      for (size_t i : partition.blocks[b]) {
+        const Instruction& ins = program.instrs[i];
+        Base& base = *ins.out().base;
+        if (ins.op == Opcode::SYNC) {
+          if (!base.data) allocate(base, true); // never written: zeros, as a fresh np.zeros
+          base.synced = true;
+        } else if (ins.op == Opcode::FREE) {
+          free_base(base);
+        }
+      }
+    }
+  } catch (...) {
+    for (; b < partition.blocks.size(); ++b)
+      for (size_t i : partition.blocks[b])
+        if (program.instrs[i].op == Opcode::FREE) free_base(*program.instrs[i].out().base);
+    throw;
+  }
+}
+
+void NodeVem::add_counters(ProfileCounters& c) const {
+  c.blocks += blocks_;
+  c.fuse_seconds += fuse_seconds_;
+  if (cache_) {
+    auto s = cache_->stats();
+    c.merge_cache_hits += int64_t(s.hits);
+    c.merge_cache_misses += int64_t(s.misses);
+  }
+  EngineStats e = engine_->stats();
+  c.kernels_compiled += e.kernels_compiled;
+  c.kernel_memory_hits += e.memory_cache_hits;
+  c.kernel_disk_hits += e.disk_cache_hits;
+  c.compile_seconds += e.compile_seconds;
+  c.execute_seconds += e.execute_seconds;
+  MemoryPoolStats m = pool_->stats();
+  c.pool_reuses += m.reuses;
+  c.pool_os_allocations += m.os_allocations;
+  c.peak_bytes = std::max(c.peak_bytes, int64_t(m.peak_bytes_in_use));
+}
+
+} // namespace hassium

@@ -1,0 +1,57 @@
+// NodeVem: the single-machine VEM. Fuses a flushed program and runs its blocks on one engine.
+#pragma once
+
+#include <memory>
+
+#include "core/backend.h"
+#include "ir/fuser.h"
+#include "ir/merge_cache.h"
+#include "ve/engine.h"
+#include "vem/node/memory_pool.h"
+
+namespace hassium {
+
+// What execute() does with a program:
+//  1. asks the fuser for a partition (configured algorithm and cost model, through the merge
+//     cache when there is one);
+//  2. decides, per block, which bases are contracted (vem/node/contraction.h): those are
+//     never allocated, the engine keeps them in registers;
+//  3. runs the blocks in the partition's order. Before a block, every other base it accesses
+//     that has no data gets a buffer from the memory pool (its first write). A base read before
+//     anything wrote it and without data (a frontend's np.empty, say) gets a zero-filled
+//     buffer; a base whose data the frontend set (external memory) is used as is. The block's
+//     compute instructions go to the engine as one KernelBlock (FREE and SYNC stripped); then
+//     its SYNCs mark their bases synced and its FREEs drop their buffers (back to the pool).
+// SYNC'd data is visible in base->data when execute() returns (a frontend flushes right after
+// a SYNC, so nothing later in the same program writes the base).
+// Errors: see Backend::execute. After a UserError the FREEs of the failing block and of the
+// blocks that did not run are still honored.
+class NodeVem : public Backend {
+public:
+  // `cache` may be null (no merge cache).
+  NodeVem(std::unique_ptr<Engine> engine, FuserOptions fuser, std::unique_ptr<MergeCache> cache,
+          MemoryPoolOptions memory = {});
+
+  std::string_view name() const override { return "node"; }
+  void execute(const Program& program) override;
+  void add_counters(ProfileCounters& c) const override;
+
+  Engine& engine() { return *engine_; }
+  const MemoryPool& pool() const { return *pool_; }
+  const FuserOptions& fuser_options() const { return fuser_; }
+
+private:
+  void allocate(Base& base, bool zero_fill);
+  static void free_base(Base& base);
+
+  std::unique_ptr<Engine> engine_;
+  FuserOptions fuser_;
+  std::unique_ptr<MergeCache> cache_;
+  // Shared with every buffer handed out, so a base that outlives the VEM can still give its
+  // buffer back.
+  std::shared_ptr<MemoryPool> pool_;
+  int64_t blocks_ = 0;
+  double fuse_seconds_ = 0;
+};
+
+} // namespace hassium
