@@ -1,0 +1,104 @@
+// Tests for vem/stack: the real stack (node VEM + CPU engine) behind the Runtime.
+#include <catch2/catch.hpp>
+
+#include "core/error.h"
+#include "ir/parser.h"
+#include "vem/stack.h"
+
+using namespace hassium;
+
+namespace {
+StackOptions test_options() {
+  StackOptions o;
+  o.cpu.cache = KernelCacheMode::MEMORY;
+  return o;
+}
+
+void record_all(Runtime& rt, const Program& p) {
+  for (const Instruction& ins : p.instrs) rt.record(ins);
+}
+} // namespace
+
+TEST_CASE("a bad GATHER index fails the flush and leaves the runtime usable") {
+  Runtime rt;
+  install_stack(test_options(), rt);
+  Program bad = parse_program(R"(
+.base S float64 3
+.base I int64 2
+.base O float64 2
+.base T float64 3
+IDENTITY S, 1.5
+IDENTITY I{0;1;1}, 0
+IDENTITY I{1;1;1}, 7
+GATHER O, S, I
+IDENTITY T, 2
+FREE T
+FREE S
+SYNC O
+)");
+  record_all(rt, bad);
+  CHECK_THROWS_AS(rt.flush(), UserError);
+  CHECK(rt.pending_size() == 0);              // dropped
+  CHECK(bad.find_base("S")->data == nullptr); // its FREE was honored
+  CHECK(bad.find_base("T")->data == nullptr);
+
+  Program good = parse_program(R"(
+.base A int32 5
+.base B int32 5
+RANGE A
+MULTIPLY B, A, A
+SYNC B
+)");
+  record_all(rt, good);
+  rt.flush();
+  BasePtr b = good.find_base("B");
+  REQUIRE(b->synced);
+  const int32_t* v = static_cast<const int32_t*>(b->data);
+  CHECK(std::vector<int32_t>(v, v + 5) == std::vector<int32_t>{0, 1, 4, 9, 16});
+  CHECK(rt.counters().flushes == 2);
+}
+
+TEST_CASE("external memory is read in place and results land in pool memory") {
+  Runtime rt;
+  install_stack(test_options(), rt);
+  Program p = parse_program(".base X float64 4\n.base Y float64 4\nADD Y, X, X\nSYNC Y\n");
+  std::vector<double> x = {1, 2, 3, 4.5};
+  p.find_base("X")->data = x.data();
+  rt.record(p.instrs[0]);
+  rt.sync(p.find_base("Y"));
+  const double* y = static_cast<const double*>(p.find_base("Y")->data);
+  CHECK(std::vector<double>(y, y + 4) == std::vector<double>{2, 4, 6, 9});
+  CHECK(p.find_base("X")->data == x.data());
+}
+
+TEST_CASE("unknown names in the stack options are errors listing the valid ones") {
+  StackOptions o = test_options();
+  o.engine = "gpu9000";
+  CHECK_THROWS_WITH(build_stack(o), Catch::Contains("unknown engine") && Catch::Contains("cpu"));
+  o = test_options();
+  o.vem = "cloud";
+  CHECK_THROWS_WITH(build_stack(o), Catch::Contains("unknown VEM") && Catch::Contains("node"));
+  o = test_options();
+  o.fuser.algorithm = "magic";
+  CHECK_THROWS_WITH(build_stack(o), Catch::Contains("greedy"));
+  o = test_options();
+  o.filters = {"no_such_filter"};
+  CHECK_THROWS_WITH(build_stack(o), Catch::Contains("unknown filter 'no_such_filter'"));
+  CHECK(engine_names() == std::vector<std::string>{"cpu"});
+  CHECK(vem_names() == std::vector<std::string>{"node"});
+}
+
+TEST_CASE("the stack options follow the configuration") {
+  auto config = Config::from_text("[fuser]\nalgorithm = linear\n[cpu]\nthreads = 1\n"
+                                  "[memory]\npool_cap_mb = 3\nhuge_pages = false\n"
+                                  "[profile]\nenabled = true\n",
+                                  "test.ini", Environment{{"HOME", "/home/test"}});
+  StackOptions o = StackOptions::from_config(config);
+  CHECK(o.fuser.algorithm == "linear");
+  CHECK(o.cpu.threads == 1);
+  CHECK(o.memory.cap_bytes == size_t(3) << 20);
+  CHECK_FALSE(o.memory.huge_pages);
+  CHECK(o.profile);
+  CHECK(o.engine == "cpu");
+  CHECK(o.vem == "node");
+}

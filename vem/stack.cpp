@@ -1,0 +1,122 @@
+// The execution stack: registries of engines and VEMs by name, assembly, installation.
+#include "vem/stack.h"
+
+#include <functional>
+#include <string_view>
+
+#include "core/error.h"
+#include "ir/algorithms.h"
+#include "ir/cost_model.h"
+#include "ir/merge_cache.h"
+#include "vem/node/node_vem.h"
+
+namespace hassium {
+
+namespace {
+using EngineFactory = std::function<std::unique_ptr<Engine>(const StackOptions&)>;
+using VemFactory =
+    std::function<std::unique_ptr<Backend>(std::unique_ptr<Engine>, const StackOptions&)>;
+
+struct EngineEntry {
+  std::string_view name;
+  EngineFactory make;
+};
+struct VemEntry {
+  std::string_view name;
+  VemFactory make;
+};
+
+// The one list of engines.
+const std::vector<EngineEntry>& engines() {
+  static const std::vector<EngineEntry> list = {
+      {"cpu", [](const StackOptions& o) { return make_cpu_engine(o.cpu); }},
+  };
+  return list;
+}
+
+std::unique_ptr<MergeCache> make_merge_cache(const StackOptions& o) {
+  if (o.merge_cache == "none") return nullptr;
+  MergeCache::Options mo;
+  if (o.merge_cache == "disk") mo.dir = o.merge_cache_dir;
+  return std::make_unique<MergeCache>(mo);
+}
+
+// The one list of VEMs.
+const std::vector<VemEntry>& vems() {
+  static const std::vector<VemEntry> list = {
+      {"node",
+       [](std::unique_ptr<Engine> engine, const StackOptions& o) -> std::unique_ptr<Backend> {
+         return std::make_unique<NodeVem>(std::move(engine), o.fuser, make_merge_cache(o),
+                                          o.memory);
+       }},
+  };
+  return list;
+}
+
+template <typename Entry>
+const Entry& find_entry(const std::vector<Entry>& list, std::string_view name,
+                        std::string_view what) {
+  for (const auto& e : list)
+    if (e.name == name) return e;
+  std::string valid;
+  for (const auto& e : list) valid += (valid.empty() ? "" : ", ") + std::string(e.name);
+  throw UserError("unknown " + std::string(what) + " '" + std::string(name) +
+                  "'; this build has: " + valid);
+}
+
+template <typename Entry> std::vector<std::string> names_of(const std::vector<Entry>& list) {
+  std::vector<std::string> names;
+  for (const auto& e : list) names.emplace_back(e.name);
+  return names;
+}
+} // namespace
+
+std::vector<std::string> engine_names() {
+  return names_of(engines());
+}
+std::vector<std::string> vem_names() {
+  return names_of(vems());
+}
+
+StackOptions StackOptions::from_config(const Config& config) {
+  StackOptions o;
+  o.engine = config.choice("stack", "engine");
+  o.vem = config.choice("stack", "vem");
+  o.filters = config.get_list("stack", "filters");
+  o.fuser = FuserOptions::from_config(config);
+  o.merge_cache = config.choice("fuser", "cache");
+  o.merge_cache_dir = config.get_string("fuser", "cache_dir");
+  o.cpu.threads = int(config.get_int("cpu", "threads"));
+  o.cpu.opt_level = int(config.get_int("cpu", "opt_level"));
+  o.cpu.cache = parse_kernel_cache_mode(config.choice("cpu", "kernel_cache"));
+  o.cpu.cache_dir = config.get_string("cpu", "cache_dir");
+  o.memory.enabled = config.get_bool("memory", "pool");
+  o.memory.cap_bytes = size_t(std::max<int64_t>(0, config.get_int("memory", "pool_cap_mb"))) << 20;
+  o.memory.huge_pages = config.get_bool("memory", "huge_pages");
+  o.profile = config.get_bool("profile", "enabled");
+  return o;
+}
+
+Stack build_stack(const StackOptions& options) {
+  find_algorithm(options.fuser.algorithm); // fail before building anything
+  find_cost_model(options.fuser.cost_model);
+  std::string list;
+  for (const auto& f : options.filters) list += (list.empty() ? "" : ",") + f;
+  Stack stack;
+  stack.filters = resolve_filters(list);
+  const VemEntry& vem = find_entry(vems(), options.vem, "VEM ([stack] vem)");
+  const EngineEntry& engine = find_entry(engines(), options.engine, "engine ([stack] engine)");
+  stack.backend = vem.make(engine.make(options), options);
+  stack.profile = options.profile;
+  return stack;
+}
+
+void install_stack(const StackOptions& options, Runtime& runtime) {
+  runtime.install(build_stack(options));
+}
+
+void install_stack() {
+  install_stack(StackOptions::from_config(*Config::global()));
+}
+
+} // namespace hassium
