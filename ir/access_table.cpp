@@ -144,6 +144,8 @@ AccessTable build_access_table(const Program& program) {
     }
     e.num_access = uint32_t(t.accesses.size()) - e.first_access;
   }
+  for (const Access& a : t.accesses)
+    if (a.mode == AccessMode::SYNC) t.bases[a.base].synced = true;
 
   // Renumber views so that the views of one base are consecutive (bases in first-use order).
   std::vector<uint32_t> per_base(t.bases.size() + 1, 0);

@@ -9,7 +9,8 @@
 // - for every instruction, its accesses (reads, the write, or the FREE/SYNC of a base) and its
 //   loop class (see ir/fusibility.h);
 // - for every base, the instruction that creates it (the paper's new[f]): the base has no data
-//   yet and the first instruction that touches it writes it without reading it.
+//   yet and the first instruction that touches it writes it without reading it; and whether
+//   the program SYNCs it.
 #pragma once
 
 #include <cstdint>
@@ -57,6 +58,7 @@ struct BaseEntry {
   const Base* base = nullptr;
   uint32_t first_view = 0, end_view = 0; // its view ids are [first_view, end_view)
   int32_t creator = -1;                  // the instruction that creates it (new[f]), or -1
+  bool synced = false;                   // the program SYNCs it: it can never be contracted
   bool viewed = false; // some instruction accesses one of its views (not only FREE/SYNC)
 };
 

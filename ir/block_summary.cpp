@@ -57,7 +57,7 @@ BlockSummary summarize_block(const AccessTable& t, std::span<const uint32_t> ins
         flag = kSynced;
         break;
       }
-      if (t.bases[a.base].creator == int32_t(i)) flag |= kCreated;
+      if (t.bases[a.base].creator == int32_t(i) && !t.bases[a.base].synced) flag |= kCreated;
       BaseStat b;
       b.base = a.base;
       b.flags = flag;

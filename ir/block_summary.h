@@ -6,8 +6,11 @@
 // view is external to the block when no earlier instruction of the block wrote that view,
 // i.e. when first_read <= first_write (the instruction that reads and writes the same view,
 // `ADD A, A, 1`, reads it from memory). A base is contracted in the block when the block
-// creates and FREEs it and does not SYNC it: it never needs memory. Legality guarantees that
-// then every access of the base is in the block (FREE depends on every access of its base).
+// creates and FREEs it: it never needs memory. Legality guarantees that then every access of
+// the base is in the block (FREE depends on every access of its base). A base the program
+// SYNCs must reach memory, so it is never contracted: kCreated is only set for bases that are
+// never SYNCed. Contraction thus only depends on flags that merging ORs together, which makes
+// every cost model monotonic on all partitions, legal or not.
 #pragma once
 
 #include <cstdint>
@@ -30,11 +33,12 @@ struct ViewStat {
   bool external_read() const { return first_read != kNever && first_read <= first_write; }
 };
 
+// kCreated: the block holds the base's creator and the program never SYNCs the base.
 enum BaseFlags : uint8_t { kCreated = 1, kFreed = 2, kSynced = 4 };
 
 // A block with these flags for a base never needs the base in memory.
 inline bool is_contracted(uint8_t flags) {
-  return (flags & (kCreated | kFreed | kSynced)) == (kCreated | kFreed);
+  return (flags & (kCreated | kFreed)) == (kCreated | kFreed);
 }
 
 struct BaseStat {

@@ -2,7 +2,8 @@
 //
 // For a block B in program order: an external read is a distinct view read by an instruction
 // of B and not written by an earlier instruction of B; an external write is a distinct view
-// written by B. A base contracted in B (created and FREEd there, not SYNCed) costs nothing.
+// written by B. A base contracted in B (created and FREEd there; never SYNCed by the
+// program, as a SYNCed base must reach memory) costs nothing.
 // Merging never adds an external read or write, and only adds contractions: monotonic.
 #include "ir/cost_model.h"
 

@@ -1,7 +1,7 @@
 // Cost model `max_contract` (the paper's Def. 19): the number of bases not contracted.
 //
 // Counts every base some instruction accesses through a view, minus those contracted in
-// their block (created and FREEd there, not SYNCed). Merging only adds contractions.
+// their block (created and FREEd there, never SYNCed). Merging only adds contractions.
 #include "ir/cost_model.h"
 
 namespace hassium {

@@ -41,7 +41,7 @@ std::unique_ptr<CostModel> make_cost_model(std::string_view name, const AccessTa
 bool may_contract(std::span<const BasePart> placed, const BasePart& rest) {
   uint8_t all = rest.flags;
   for (const BasePart& p : placed) all |= p.flags;
-  return (rest.flags & kFreed) && (all & kCreated) && !(all & kSynced);
+  return (rest.flags & kFreed) && (all & kCreated);
 }
 
 int64_t placed_cost(const CostModel& m, uint32_t base, std::span<const BasePart> placed) {

@@ -80,7 +80,7 @@ std::unique_ptr<CostModel> make_max_locality_cost(const AccessTable& t);
 std::unique_ptr<CostModel> make_robinson_cost(const AccessTable& t);
 
 // Whether some block may still end up contracting the base (see base_bound): its FREE is
-// still to be placed, it is created, and nothing SYNCs it.
+// still to be placed, and it is created (and never SYNCed).
 bool may_contract(std::span<const BasePart> placed, const BasePart& rest);
 // The sum of base_cost over the placed parts.
 int64_t placed_cost(const CostModel& m, uint32_t base, std::span<const BasePart> placed);

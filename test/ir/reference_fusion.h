@@ -5,6 +5,8 @@
 // Dependencies (f before g): g reads or writes an element f writes, or writes an element f
 // reads; or one of them FREEs/SYNCs a base the other touches (DESIGN.md: FREE/SYNC after every
 // access of their base; hassium also keeps later accesses after a FREE/SYNC of their base).
+// Contraction (bohrium cost): a base created and FREEd inside a block, unless the program
+// SYNCs it (hassium's refinement, written down in ir/block_summary.h).
 #pragma once
 
 #include <algorithm>
@@ -163,15 +165,18 @@ public:
         if (w && !other && b->data == nullptr && !b->external_owner) creator[b] = i;
       }
     }
+    // A base the program SYNCs must reach memory: never contracted.
+    for (size_t i = 0; i < n_; ++i)
+      if (ins_[i].sys && !ins_[i].is_free) creator.erase(ins_[i].sys);
     int64_t total = 0;
     for (auto blk : blocks) {
       std::sort(blk.begin(), blk.end());
       std::set<const Base*> contracted;
       for (auto [b, c] : creator) {
-        bool has_c = std::count(blk.begin(), blk.end(), c) > 0, freed = false, synced = false;
+        bool has_c = std::count(blk.begin(), blk.end(), c) > 0, freed = false;
         for (size_t i : blk)
-          if (ins_[i].sys == b) (ins_[i].is_free ? freed : synced) = true;
-        if (has_c && freed && !synced) contracted.insert(b);
+          if (ins_[i].sys == b && ins_[i].is_free) freed = true;
+        if (has_c && freed) contracted.insert(b);
       }
       std::vector<const View*> read, written;
       auto in = [](const std::vector<const View*>& list, const View* v) {

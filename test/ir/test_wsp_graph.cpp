@@ -1,0 +1,185 @@
+// Tests of ir/wsp_graph.cpp: dependency edges (checked against element sets), weight edges,
+// fuse-preventing edges, block ordering and the partition checker.
+#include <catch2/catch.hpp>
+
+#include "core/error.h"
+#include "fusion_programs.h"
+#include "ir/access_table.h"
+#include "ir/fusibility.h"
+#include "ir/wsp_graph.h"
+#include "random_programs.h"
+#include "reference_fusion.h"
+
+using namespace hassium;
+
+namespace {
+
+// reach[f][g]: a path f -> g of dependency edges.
+std::vector<std::vector<bool>> closure(size_t n, const std::function<bool(size_t, size_t)>& edge) {
+  std::vector<std::vector<bool>> r(n, std::vector<bool>(n, false));
+  for (size_t f = 0; f < n; ++f)
+    for (size_t g = 0; g < n; ++g) r[f][g] = edge(f, g);
+  for (size_t k = 0; k < n; ++k)
+    for (size_t f = 0; f < n; ++f)
+      if (r[f][k])
+        for (size_t g = 0; g < n; ++g)
+          if (r[k][g]) r[f][g] = true;
+  return r;
+}
+
+bool has_edge(const WspGraph& g, size_t f, size_t h) {
+  for (uint32_t s : g.successors(uint32_t(f)))
+    if (s == h) return true;
+  return false;
+}
+
+} // namespace
+
+TEST_CASE("Fig. 3 dependencies") {
+  Program p = test::paper_fig3();
+  AccessTable t = build_access_table(p);
+  auto model = make_cost_model("bohrium", t);
+  WspGraph g(t, *model);
+  auto reach = closure(p.size(), [&](size_t f, size_t h) { return has_edge(g, f, h); });
+  auto dep = [&](int f, int h) { return bool(reach[size_t(f - 1)][size_t(h - 1)]); };
+  CHECK(dep(1, 5));   // A created, then read and written
+  CHECK(dep(3, 5));   // reads D[:-1] that 3 wrote
+  CHECK(dep(5, 6));   // both write A
+  CHECK(dep(5, 10));  // 10 writes D[1:], which overlaps D[:-1] read by 5
+  CHECK(dep(9, 10));  // T
+  CHECK(dep(10, 11)); // D[1:] read after written; E[1:] written after read
+  CHECK(dep(9, 12));  // FREE A after every access of A
+  CHECK(dep(11, 16)); // SYNC D after the writes of D
+  CHECK(dep(16, 17)); // FREE D after SYNC D
+  CHECK_FALSE(dep(1, 2));
+  CHECK_FALSE(dep(5, 7));
+  CHECK_FALSE(dep(12, 13));
+  CHECK_FALSE(dep(3, 4));
+  // Edges go forward in program order and are never repeated.
+  for (uint32_t f = 0; f < g.size(); ++f) {
+    auto s = g.successors(f);
+    for (size_t k = 0; k < s.size(); ++k) {
+      CHECK(s[k] > f);
+      if (k) CHECK(s[k - 1] < s[k]);
+    }
+  }
+  CHECK(boost::num_vertices(g.graph()) == p.size());
+}
+
+TEST_CASE("dependency edges have the reachability of the full relation") {
+  std::mt19937 rng(99);
+  for (int k = 0; k < 300; ++k) {
+    Program p = test::random_program(rng, {.max_instrs = 16});
+    test::Reference ref(p);
+    AccessTable t = build_access_table(p);
+    auto model = make_cost_model("bohrium", t);
+    WspGraph g(t, *model);
+    const size_t n = p.size();
+    for (uint32_t f = 0; f < n; ++f)
+      for (uint32_t h : g.successors(f)) REQUIRE(ref.dependency(f, h)); // no spurious edge
+    auto mine = closure(n, [&](size_t f, size_t h) { return has_edge(g, f, h); });
+    auto full = closure(n, [&](size_t f, size_t h) { return f < h && ref.dependency(f, h); });
+    REQUIRE(mine == full);
+    // Predecessor lists mirror successor lists; the Boost graph holds the same edges.
+    size_t boost_deps = 0;
+    for (auto [e, end] = boost::edges(g.graph()); e != end; ++e)
+      if (g.graph()[*e].kind == WspEdgeKind::DEPENDENCY) {
+        ++boost_deps;
+        REQUIRE(has_edge(g, boost::source(*e, g.graph()), boost::target(*e, g.graph())));
+      }
+    REQUIRE(boost_deps == g.num_dependencies());
+    for (uint32_t h = 0; h < n; ++h)
+      for (uint32_t f : g.predecessors(h)) REQUIRE(has_edge(g, f, h));
+  }
+}
+
+TEST_CASE("overlap lists agree with the exact overlap test") {
+  std::mt19937 rng(5);
+  for (int k = 0; k < 200; ++k) {
+    Program p = test::random_program(rng, {.max_instrs = 12});
+    AccessTable t = build_access_table(p);
+    for (uint32_t v = 0; v < t.views.size(); ++v)
+      for (uint32_t u = 0; u < t.views.size(); ++u) {
+        bool expect = v != u && overlaps(*t.views[v].view, *t.views[u].view);
+        REQUIRE(t.overlapping(v, u) == expect);
+        if (v != u) REQUIRE_FALSE(t.views[v].view->identical(*t.views[u].view)); // interned
+      }
+  }
+}
+
+TEST_CASE("weight edges carry the savings of merging the two singletons") {
+  std::mt19937 rng(17);
+  for (int k = 0; k < 100; ++k) {
+    Program p = test::random_program(rng);
+    AccessTable t = build_access_table(p);
+    for (const char* name : {"bohrium", "max_locality", "robinson"}) {
+      auto model = make_cost_model(name, t);
+      WspGraph g(t, *model);
+      std::vector<std::vector<size_t>> singles;
+      for (size_t i = 0; i < p.size(); ++i) singles.push_back({i});
+      const int64_t base_cost = partition_cost(*model, singles);
+      size_t weight_edges = 0;
+      for (auto [e, end] = boost::edges(g.graph()); e != end; ++e) {
+        if (g.graph()[*e].kind != WspEdgeKind::WEIGHT) continue;
+        ++weight_edges;
+        size_t u = boost::source(*e, g.graph()), v = boost::target(*e, g.graph());
+        REQUIRE(fusible(t, uint32_t(u), uint32_t(v)));
+        std::vector<std::vector<size_t>> merged;
+        for (size_t i = 0; i < p.size(); ++i)
+          if (i != v) merged.push_back(i == u ? std::vector<size_t>{u, v} : std::vector<size_t>{i});
+        REQUIRE(g.graph()[*e].weight == base_cost - partition_cost(*model, merged));
+      }
+      REQUIRE(weight_edges == g.weight_edges().size());
+    }
+  }
+}
+
+TEST_CASE("fuse-preventing edges on request are exactly the non-fusible pairs") {
+  std::mt19937 rng(3);
+  for (int k = 0; k < 100; ++k) {
+    Program p = test::random_program(rng);
+    test::Reference ref(p);
+    AccessTable t = build_access_table(p);
+    auto model = make_cost_model("bohrium", t);
+    WspGraph plain(t, *model);
+    WspGraph full(t, *model, {.fuse_preventing_edges = true});
+    std::set<std::pair<size_t, size_t>> preventing;
+    for (auto [e, end] = boost::edges(full.graph()); e != end; ++e)
+      if (full.graph()[*e].kind == WspEdgeKind::FUSE_PREVENTING)
+        preventing.insert({boost::source(*e, full.graph()), boost::target(*e, full.graph())});
+    for (auto [e, end] = boost::edges(plain.graph()); e != end; ++e)
+      REQUIRE(plain.graph()[*e].kind != WspEdgeKind::FUSE_PREVENTING);
+    for (size_t f = 0; f < p.size(); ++f)
+      for (size_t h = f + 1; h < p.size(); ++h)
+        REQUIRE(preventing.count({f, h}) == !ref.fusible(f, h));
+  }
+}
+
+TEST_CASE("order_blocks and check_partition") {
+  Program p = test::paper_fig3();
+  AccessTable t = build_access_table(p);
+  auto model = make_cost_model("bohrium", t);
+  WspGraph g(t, *model);
+  // Blocks given out of order come back in dependency order, instructions sorted.
+  std::vector<std::vector<uint32_t>> blocks = {
+      {16, 15}, {10, 9}, {8, 5, 6, 4, 0, 1, 7, 11, 12}, {3}, {2}, {13}, {14}};
+  auto ordered = order_blocks(g, blocks);
+  CHECK(check_partition(g, ordered) == "");
+  CHECK(ordered.front() == std::vector<size_t>{2}); // D is created before anything reads it
+  for (const auto& b : ordered) CHECK(std::is_sorted(b.begin(), b.end()));
+  // Cycle: 5 and 10 are not fusible, and {1..9} + {10} + ... with 3 after 5.
+  std::vector<std::vector<size_t>> cyclic = {
+      {0, 1, 3, 4, 5, 6, 7, 8}, {2, 9}, {10, 11, 12, 13, 14, 15, 16}};
+  CHECK(check_partition(g, cyclic) != "");
+  std::vector<std::vector<size_t>> unfusible = {{0, 1, 2, 3}};
+  for (size_t i = 4; i < p.size(); ++i) unfusible.push_back({i});
+  CHECK(check_partition(g, unfusible).find("not fusible") != std::string::npos);
+  std::vector<std::vector<size_t>> missing = {{0}};
+  CHECK(check_partition(g, missing).find("in no block") != std::string::npos);
+  std::vector<std::vector<size_t>> backwards;
+  for (size_t i = p.size(); i-- > 0;) backwards.push_back({i});
+  CHECK(check_partition(g, backwards).find("depends on") != std::string::npos);
+  std::vector<std::vector<uint32_t>> cyclic32 = {
+      {0, 1, 3, 4, 5, 6, 7, 8}, {2, 9}, {10, 11, 12, 13, 14, 15, 16}};
+  CHECK_THROWS_AS(order_blocks(g, cyclic32), InternalError);
+}
