@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -328,6 +329,8 @@ Program parse_program(std::string_view text, std::string_view filename) {
 Program parse_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) HS_USER_ERROR() << path << ": cannot open: " << std::strerror(errno);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) HS_USER_ERROR() << path << ": is a directory";
   std::ostringstream ss;
   ss << in.rdbuf();
   return parse_program(ss.str(), path);

@@ -175,4 +175,6 @@ TEST_CASE("parse_file reads files and names them in messages") {
   CHECK_FALSE(p.instrs.empty());
   CHECK_THROWS_WITH(parse_file("/nonexistent/x.hsb"),
                     "/nonexistent/x.hsb: cannot open: No such file or directory");
+  CHECK_THROWS_WITH(parse_file(HASSIUM_TEST_DIR "/corpus"),
+                    HASSIUM_TEST_DIR "/corpus: is a directory");
 }
