@@ -1,0 +1,191 @@
+// Module functions of _hassium: flushing, creation primitives, generators, where, matmul.
+// The NumPy-facing functions (zeros, arange, concatenate, ...) are Python in hassium/ on top.
+#include <pybind11/stl.h>
+
+#include "bridge/python/bindings.h"
+#include "bridge/python/convert.h"
+#include "bridge/python/errors.h"
+#include "bridge/python/ufunc.h"
+#include "core/config.h"
+
+namespace hassium::python {
+
+namespace {
+
+Dims shape_of(py::handle shape) {
+  Dims d;
+  if (PyLong_Check(shape.ptr()) || PyIndex_Check(shape.ptr())) {
+    d.push_back(index_value(shape));
+  } else {
+    for (auto h : shape) d.push_back(index_value(h));
+  }
+  for (auto e : d)
+    if (e < 0) raise_value_error("negative dimensions are not allowed");
+  return d;
+}
+
+DType dtype_or(py::handle dtype, DType dflt) {
+  if (dtype.is_none()) return dflt;
+  auto t = dtype_from_arg(dtype);
+  if (!t) raise_type_error("hassium does not support dtype " + py::str(dtype).cast<std::string>());
+  return *t;
+}
+
+// An operand as an array view broadcast to shape and cast to t (constants as 0-d arrays).
+View materialize(const Arg& a, DType t, const Dims& shape, std::vector<Array>& temps) {
+  if (!a.is_array) {
+    auto c = constant_for_loop(a, t);
+    if (!c) raise_int_out_of_bounds(a, t);
+    temps.push_back(new_array(t, {}));
+    record_fill(temps.back().view, *c);
+    return broadcast_view(temps.back().view, shape);
+  }
+  View v = a.array.view;
+  if (a.array.dtype() != t) {
+    temps.push_back(copy_as(v, t));
+    v = temps.back().view;
+  }
+  return broadcast_view(v, shape);
+}
+
+py::object where3(py::handle cond, py::handle x, py::handle y) {
+  Arg c, a, b;
+  if (classify(cond, c) != ArgStatus::ok || classify(x, a) != ArgStatus::ok ||
+      classify(y, b) != ArgStatus::ok)
+    return call_fallback("where", "__call__", py::make_tuple(cond, x, y), py::dict());
+  // numpy.where promotes x and y with result_type, which is add's loop for every pair of
+  // hassium dtypes and weak Python scalars (NEP 50).
+  TypeCode codes[2] = {a.code, b.code};
+  auto loop = resolve_loop(ufunc("add").id, "add", 2, 1, codes, std::nullopt);
+  if (!loop) return call_fallback("where", "__call__", py::make_tuple(cond, x, y), py::dict());
+  DType t = loop->out[0];
+  Dims shapes[3] = {c.shape(), a.shape(), b.shape()};
+  Dims shape = broadcast_shapes(shapes);
+  Array out = new_array(t, shape);
+  std::vector<Array> temps;
+  if (out.size() > 0) {
+    if (b.is_array) {
+      record_copy(out.view, materialize(b, t, b.shape(), temps));
+    } else {
+      auto v = constant_for_loop(b, t);
+      if (!v) raise_int_out_of_bounds(b, t);
+      record_fill(out.view, *v);
+    }
+    View mask = materialize(c, DType::BOOL, shape, temps);
+    View src = materialize(a, t, shape, temps);
+    Array idx = new_array(DType::INT64, shape);
+    record(Opcode::RANGE, {idx.view});
+    record(Opcode::COND_SCATTER, {out.view, src, idx.view, mask});
+  }
+  out.scalar = out.ndim() == 0;
+  return wrap(std::move(out));
+}
+
+} // namespace
+
+void bind_functions(py::module_& m) {
+  m.def("flush", &flush, "Runs every pending instruction.");
+  m.def("pending", &pending_count, "Instructions recorded since the last flush.");
+  m.def("set_flush_threshold", &set_flush_threshold);
+  m.def("flush_threshold", &flush_threshold);
+  m.def("_set_shutting_down", &set_shutting_down);
+  m.def(
+      "config_value",
+      [](const std::string& section, const std::string& key) {
+        return Config::global()->value(section, key).text;
+      },
+      "The configuration's value of [section] key, as text (core/config_keys.def lists the keys).");
+
+  m.def(
+      "empty",
+      [](py::handle shape, py::handle dtype) {
+        return new_array(dtype_or(dtype, DType::FLOAT64), shape_of(shape));
+      },
+      py::arg("shape"), py::arg("dtype") = py::none());
+  m.def(
+      "full",
+      [](py::handle shape, py::handle value, py::handle dtype) {
+        Dims s = shape_of(shape);
+        Arg v;
+        if (classify(value, v) != ArgStatus::ok)
+          raise_type_error("hassium.full: unsupported fill value");
+        DType dflt = v.code < kNumDTypes    ? DType(v.code)
+                     : v.code == kWeakInt   ? DType::INT64
+                     : v.code == kWeakFloat ? DType::FLOAT64
+                                            : DType::COMPLEX128;
+        DType t = dtype_or(dtype, dflt);
+        Array a = new_array(t, s);
+        if (v.is_array) {
+          std::vector<Array> temps;
+          Dims shapes[2] = {v.shape(), s};
+          Dims b;
+          if (!shapes_broadcast(shapes, b) || b != s)
+            raise_value_error("could not broadcast input array from shape " +
+                              shape_text(v.shape()) + " into shape " + shape_text(s));
+          record_copy(a.view, v.array.view);
+        } else {
+          // NumPy's full casts the fill value unsafely (full(3, 300, dtype=int8) wraps? no:
+          // raises).
+          auto c = constant_for_loop(v, t);
+          if (!c) raise_int_out_of_bounds(v, t);
+          record_fill(a.view, *c);
+        }
+        return a;
+      },
+      py::arg("shape"), py::arg("fill_value"), py::arg("dtype") = py::none());
+  m.def(
+      "from_numpy",
+      [](py::array arr, bool copy) -> py::object {
+        auto a = from_numpy(arr, copy);
+        if (!a) return py::none();
+        return wrap(std::move(*a));
+      },
+      py::arg("array"), py::arg("copy") = false);
+  m.def(
+      "range",
+      [](int64_t n, py::handle dtype) {
+        Array a = new_array(dtype_or(dtype, DType::INT64), {n});
+        if (n > 0) record(Opcode::RANGE, {a.view});
+        return a;
+      },
+      "A 1-D array holding 0, 1, ..., n-1 (RANGE).", py::arg("n"), py::arg("dtype") = py::none());
+  m.def(
+      "random_bits",
+      [](py::handle shape, uint64_t seed, uint64_t counter) {
+        Array a = new_array(DType::UINT64, shape_of(shape));
+        if (a.size() > 0)
+          record(Opcode::RANDOM, {a.view, Scalar::of_uint(seed), Scalar::of_uint(counter)});
+        return a;
+      },
+      "uint64 random bits: Philox on (seed, counter + i) (RANDOM).");
+  m.def("matmul2d", [](const Array& a, const Array& b) {
+    if (a.ndim() != 2 || b.ndim() != 2 || a.shape()[1] != b.shape()[0])
+      raise_value_error("matmul: operands have shapes " + shape_text(a.shape()) + " and " +
+                        shape_text(b.shape()));
+    if (a.dtype() != b.dtype()) raise_type_error("matmul2d: operands must have one dtype");
+    Array out = new_array(a.dtype(), {a.shape()[0], b.shape()[1]});
+    if (out.size() == 0) return out;
+    if (a.shape()[1] == 0) {
+      record_fill(out.view, Scalar::of_int(0).cast(a.dtype()));
+      return out;
+    }
+    record(Opcode::MATMUL, {out.view, a.view, b.view});
+    return out;
+  });
+  m.def("where", &where3);
+  m.def(
+      "copy",
+      [](const Array& a, py::handle dtype) { return copy_as(a.view, dtype_or(dtype, a.dtype())); },
+      py::arg("a"), py::arg("dtype") = py::none());
+  m.def(
+      "as_scalar",
+      [](Array a) {
+        a.scalar = a.ndim() == 0;
+        return a;
+      },
+      "The array marked as one NumPy would return as a scalar (repr, 0-d results).");
+  m.def("same_base", [](const Array& a, const Array& b) { return a.view.base == b.view.base; });
+  m.def("overlap", [](const Array& a, const Array& b) { return overlaps(a.view, b.view); });
+}
+
+} // namespace hassium::python

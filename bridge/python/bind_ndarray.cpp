@@ -1,0 +1,332 @@
+// hassium.ndarray: the class, its attributes, operators, view methods and data access (C++ hot
+// paths; the rest of NumPy's methods are added in Python by hassium/_methods.py).
+#include <pybind11/complex.h>
+#include <pybind11/stl.h>
+
+#include "bridge/python/bindings.h"
+#include "bridge/python/convert.h"
+#include "bridge/python/errors.h"
+#include "bridge/python/indexing.h"
+#include "bridge/python/ufunc.h"
+
+namespace hassium::python {
+
+namespace {
+
+py::tuple dims_tuple(const Dims& d) {
+  py::tuple t(d.size());
+  for (size_t k = 0; k < d.size(); ++k) t[k] = py::int_(d[k]);
+  return t;
+}
+
+// Shape arguments: reshape(2, 3), reshape((2, 3)), reshape(6).
+std::vector<int64_t> shape_args(py::args args) {
+  std::vector<int64_t> s;
+  if (args.size() == 1 && !PyLong_Check(args[0].ptr()) && py::isinstance<py::sequence>(args[0])) {
+    for (auto h : args[0]) s.push_back(index_value(h));
+  } else {
+    for (auto h : args) s.push_back(index_value(h));
+  }
+  return s;
+}
+
+Array reshape(const Array& a, std::span<const int64_t> shape) {
+  Dims target = reshape_target(a.size(), shape);
+  Dims stride;
+  if (reshape_strides(a.view, target, stride)) {
+    View v = a.view;
+    v.shape = target;
+    v.stride = stride;
+    return view_of(a, v);
+  }
+  Array c = copy_as(a.view, a.dtype());
+  c.view = View::contiguous(c.view.base, target);
+  return c;
+}
+
+Array transpose(const Array& a, py::args args) {
+  int nd = a.ndim();
+  std::vector<int> axes;
+  if (args.size() == 0 || (args.size() == 1 && args[0].is_none())) {
+    for (int k = nd; k-- > 0;) axes.push_back(k);
+  } else {
+    py::sequence seq = args.size() == 1 && py::isinstance<py::sequence>(args[0])
+                           ? py::reinterpret_borrow<py::sequence>(args[0])
+                           : py::reinterpret_borrow<py::sequence>(args);
+    for (auto h : seq) axes.push_back(normalize_axis(index_value(h), nd));
+    if (int(axes.size()) != nd) raise_value_error("axes don't match array");
+    std::vector<bool> seen(size_t(nd), false);
+    for (int x : axes) {
+      if (seen[size_t(x)]) raise_value_error("repeated axis in transpose");
+      seen[size_t(x)] = true;
+    }
+  }
+  return view_of(a, permute(a.view, axes));
+}
+
+void require_scalar_convertible(const Array& a) {
+  if (a.ndim() != 0)
+    raise_type_error("only 0-dimensional arrays can be converted to Python scalars");
+}
+
+bool truth(const Array& a) {
+  if (a.size() == 0)
+    raise_value_error("The truth value of an empty array is ambiguous. Use `array.size > 0` to "
+                      "check that an array is not empty.");
+  if (a.size() > 1)
+    raise_value_error("The truth value of an array with more than one element is ambiguous. Use "
+                      "a.any() or a.all()");
+  return item(a, 0).cast<bool>();
+}
+
+#define HS_BINARY(PYNAME, UFUNC)                                                                   \
+  cls.def(                                                                                         \
+      "__" PYNAME "__",                                                                            \
+      [](py::handle a, py::handle b) { return binary_operator(ufunc(UFUNC), a, b); },              \
+      py::is_operator());                                                                          \
+  cls.def(                                                                                         \
+      "__r" PYNAME "__",                                                                           \
+      [](py::handle a, py::handle b) { return binary_operator(ufunc(UFUNC), b, a); },              \
+      py::is_operator());                                                                          \
+  cls.def(                                                                                         \
+      "__i" PYNAME "__",                                                                           \
+      [](py::handle a, py::handle b) { return inplace_operator(ufunc(UFUNC), a, b); },             \
+      py::is_operator());
+
+#define HS_COMPARE(PYNAME, UFUNC)                                                                  \
+  cls.def(                                                                                         \
+      "__" PYNAME "__",                                                                            \
+      [](py::handle a, py::handle b) { return binary_operator(ufunc(UFUNC), a, b); },              \
+      py::is_operator());
+
+#define HS_UNARY(PYNAME, UFUNC)                                                                    \
+  cls.def("__" PYNAME "__", [](py::handle a) { return unary_operator(ufunc(UFUNC), a); });
+
+} // namespace
+
+void bind_ndarray(py::module_& m) {
+  py::class_<Array> cls(m, "ndarray", "A lazy NumPy-compatible array: a view of a hassium base.");
+  set_ndarray_type(reinterpret_cast<PyTypeObject*>(cls.ptr()));
+
+  cls.def_property_readonly("shape", [](const Array& a) { return dims_tuple(a.shape()); });
+  cls.def_property_readonly("ndim", &Array::ndim);
+  cls.def_property_readonly("size", &Array::size);
+  cls.def_property_readonly("dtype", [](const Array& a) {
+    return py::reinterpret_borrow<py::object>(numpy_dtype(a.dtype()));
+  });
+  cls.def_property_readonly("itemsize", [](const Array& a) { return dtype_size(a.dtype()); });
+  cls.def_property_readonly("nbytes",
+                            [](const Array& a) { return a.size() * dtype_size(a.dtype()); });
+  cls.def_property_readonly("strides", [](const Array& a) {
+    Dims s = a.view.stride;
+    for (auto& x : s) x *= dtype_size(a.dtype());
+    return dims_tuple(s);
+  });
+  cls.def_property_readonly("T", [](const Array& a) { return transpose(a, py::args()); });
+  cls.def_property_readonly("mT", [](const Array& a) {
+    if (a.ndim() < 2) raise_value_error("matrix transpose with ndim < 2 is undefined");
+    std::vector<int> axes;
+    for (int k = 0; k < a.ndim(); ++k) axes.push_back(k);
+    std::swap(axes[size_t(a.ndim() - 1)], axes[size_t(a.ndim() - 2)]);
+    return view_of(a, permute(a.view, axes));
+  });
+  cls.def_property_readonly("_is_scalar", [](const Array& a) { return a.scalar; });
+  cls.def_property_readonly("_base_name", [](const Array& a) { return a.view.base->name; });
+  cls.def_property_readonly("_view", [](const Array& a) {
+    return py::make_tuple(a.view.base->name, a.view.offset, dims_tuple(a.view.shape),
+                          dims_tuple(a.view.stride));
+  });
+
+  cls.def("__len__", [](const Array& a) {
+    if (a.ndim() == 0) raise_type_error("len() of unsized object");
+    return a.shape()[0];
+  });
+  cls.def("__getitem__", [](const Array& a, py::handle key) { return getitem(a, key); });
+  cls.def("__setitem__", [](const Array& a, py::handle key, py::handle v) { setitem(a, key, v); });
+
+  HS_BINARY("add", "add")
+  HS_BINARY("sub", "subtract")
+  HS_BINARY("mul", "multiply")
+  HS_BINARY("truediv", "divide")
+  HS_BINARY("floordiv", "floor_divide")
+  HS_BINARY("mod", "remainder")
+  HS_BINARY("pow", "power")
+  HS_BINARY("lshift", "left_shift")
+  HS_BINARY("rshift", "right_shift")
+  HS_BINARY("and", "bitwise_and")
+  HS_BINARY("or", "bitwise_or")
+  HS_BINARY("xor", "bitwise_xor")
+  HS_COMPARE("lt", "less")
+  HS_COMPARE("le", "less_equal")
+  HS_COMPARE("gt", "greater")
+  HS_COMPARE("ge", "greater_equal")
+  HS_COMPARE("eq", "equal")
+  HS_COMPARE("ne", "not_equal")
+  HS_UNARY("neg", "negative")
+  HS_UNARY("pos", "positive")
+  HS_UNARY("abs", "absolute")
+  HS_UNARY("invert", "invert")
+  cls.def("__divmod__", [](py::handle a, py::handle b) {
+    return ufunc_call(ufunc("divmod"), py::make_tuple(a, b), py::kwargs());
+  });
+  cls.def("__rdivmod__", [](py::handle a, py::handle b) {
+    return ufunc_call(ufunc("divmod"), py::make_tuple(b, a), py::kwargs());
+  });
+  cls.attr("__hash__") = py::none();
+
+  cls.def("__bool__", &truth);
+  cls.def("__float__", [](const Array& a) {
+    require_scalar_convertible(a);
+    return py::float_(item(a, 0));
+  });
+  cls.def("__int__", [](const Array& a) {
+    require_scalar_convertible(a);
+    return py::int_(item(a, 0));
+  });
+  cls.def("__complex__", [](const Array& a) {
+    require_scalar_convertible(a);
+    return item(a, 0).cast<std::complex<double>>();
+  });
+  cls.def("__index__", [](const Array& a) {
+    if (a.ndim() != 0 || !(is_integer(a.dtype()) || is_bool(a.dtype())) || is_bool(a.dtype()))
+      raise_type_error("only integer scalar arrays can be converted to a scalar index");
+    return py::int_(item(a, 0));
+  });
+  cls.def("item", [](const Array& a, py::args args) {
+    if (args.size() == 0) {
+      if (a.size() != 1)
+        raise_value_error("can only convert an array of size 1 to a Python scalar");
+      return item(a, 0);
+    }
+    int64_t flat = 0;
+    if (args.size() == 1 && PyLong_Check(args[0].ptr())) {
+      flat = args[0].cast<int64_t>();
+      if (flat < -a.size() || flat >= a.size())
+        raise_index_error("index " + std::to_string(flat) + " is out of bounds for size " +
+                          std::to_string(a.size()));
+      if (flat < 0) flat += a.size();
+    } else {
+      py::sequence idx = args.size() == 1 ? py::reinterpret_borrow<py::sequence>(args[0])
+                                          : py::reinterpret_borrow<py::sequence>(args);
+      if (int(idx.size()) != a.ndim()) raise_value_error("incorrect number of indices for array");
+      for (int k = 0; k < a.ndim(); ++k) {
+        int64_t i = index_value(idx[size_t(k)]);
+        int64_t n = a.shape()[size_t(k)];
+        if (i < -n || i >= n)
+          raise_index_error("index " + std::to_string(i) + " is out of bounds for axis " +
+                            std::to_string(k) + " with size " + std::to_string(n));
+        flat = flat * n + (i < 0 ? i + n : i);
+      }
+    }
+    return item(a, flat);
+  });
+  cls.def(
+      "__array__",
+      [](const Array& a, py::object dtype, py::object copy) -> py::object {
+        py::object arr = to_numpy(a);
+        if (!dtype.is_none()) arr = arr.attr("astype")(dtype, py::arg("copy") = false);
+        if (!copy.is_none() && copy.cast<bool>()) arr = arr.attr("copy")();
+        return arr;
+      },
+      py::arg("dtype") = py::none(), py::kw_only(), py::arg("copy") = py::none());
+  cls.def("_numpy", [](const Array& a) { return to_numpy(a); });
+  cls.def("__repr__", [](const Array& a) -> py::object {
+    py::array n = to_numpy(a);
+    if (a.scalar) return py::repr(n.attr("__getitem__")(py::tuple()));
+    return py::repr(n);
+  });
+  cls.def("__str__", [](const Array& a) -> py::object { return py::str(to_numpy(a)); });
+
+  cls.def("reshape", [](const Array& a, py::args args, py::kwargs kw) {
+    if (kw.contains("order") && py::str(kw["order"]).cast<std::string>() != "C")
+      return call_fallback("reshape", "method", py::make_tuple(py::cast(a), args), kw);
+    auto s = shape_args(args);
+    if (kw.contains("shape")) s = shape_args(py::make_tuple(kw["shape"]));
+    return wrap(reshape(a, s));
+  });
+  cls.def(
+      "ravel",
+      [](const Array& a, py::str order) {
+        if (order.cast<std::string>() != "C")
+          return call_fallback("ravel", "method", py::make_tuple(py::cast(a), order), py::dict());
+        int64_t n[1] = {a.size()};
+        return wrap(reshape(a, n));
+      },
+      py::arg("order") = "C");
+  cls.def("flatten", [](const Array& a) {
+    Array c = copy_as(a.view, a.dtype());
+    c.view = View::contiguous(c.view.base, {a.size()});
+    return c;
+  });
+  cls.def("transpose", [](const Array& a, py::args args) { return transpose(a, args); });
+  cls.def("swapaxes", [](const Array& a, int64_t x, int64_t y) {
+    std::vector<int> axes;
+    for (int k = 0; k < a.ndim(); ++k) axes.push_back(k);
+    std::swap(axes[size_t(normalize_axis(x, a.ndim()))], axes[size_t(normalize_axis(y, a.ndim()))]);
+    return view_of(a, permute(a.view, axes));
+  });
+  cls.def(
+      "squeeze",
+      [](const Array& a, py::object axis) {
+        std::vector<bool> drop(size_t(a.ndim()), false);
+        if (axis.is_none()) {
+          for (int k = 0; k < a.ndim(); ++k) drop[size_t(k)] = a.shape()[size_t(k)] == 1;
+        } else {
+          std::vector<int64_t> axes;
+          if (py::isinstance<py::tuple>(axis)) {
+            for (auto h : axis) axes.push_back(h.cast<int64_t>());
+          } else {
+            axes.push_back(axis.cast<int64_t>());
+          }
+          for (auto x : axes) {
+            int k = normalize_axis(x, a.ndim());
+            if (a.shape()[size_t(k)] != 1)
+              raise_value_error(
+                  "cannot select an axis to squeeze out which has size not equal to one");
+            drop[size_t(k)] = true;
+          }
+        }
+        View v = a.view;
+        v.shape.clear();
+        v.stride.clear();
+        for (int k = 0; k < a.ndim(); ++k)
+          if (!drop[size_t(k)]) {
+            v.shape.push_back(a.shape()[size_t(k)]);
+            v.stride.push_back(a.view.stride[size_t(k)]);
+          }
+        return view_of(a, v);
+      },
+      py::arg("axis") = py::none());
+  cls.def(
+      "copy",
+      [](const Array& a, py::str order) {
+        (void)order;
+        return copy_as(a.view, a.dtype());
+      },
+      py::arg("order") = "C");
+  cls.def(
+      "astype",
+      [](const Array& a, py::object dtype, py::str order, py::str casting, bool subok,
+         bool copy) -> py::object {
+        (void)order;
+        (void)subok;
+        auto t = dtype_from_arg(dtype);
+        if (!t)
+          return call_fallback("astype", "method", py::make_tuple(py::cast(a), dtype), py::dict());
+        auto cs = parse_casting(casting.cast<std::string>());
+        if (!cs)
+          raise_value_error(
+              "casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe'");
+        if (*t != a.dtype() && !can_cast(a.dtype(), *t, *cs))
+          raise_type_error("Cannot cast array data from " + dtype_repr(a.dtype()) + " to " +
+                           dtype_repr(*t) + " according to the rule '" +
+                           casting.cast<std::string>() + "'");
+        if (!copy && *t == a.dtype()) return py::cast(a);
+        return wrap(copy_as(a.view, *t));
+      },
+      py::arg("dtype"), py::arg("order") = "K", py::arg("casting") = "unsafe",
+      py::arg("subok") = true, py::arg("copy") = true);
+  cls.def("fill", [](const Array& a, py::handle value) { setitem(a, py::ellipsis(), value); });
+}
+
+} // namespace hassium::python

@@ -1,0 +1,15 @@
+// The binding functions module.cpp calls, one per file, to build the _hassium module.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace hassium::python {
+
+namespace py = pybind11;
+
+void bind_ndarray(py::module_& m);   // bind_ndarray.cpp: the ndarray class
+void bind_ufuncs(py::module_& m);    // bind_ufuncs.cpp: the ufunc class and one object per ufunc
+void bind_functions(py::module_& m); // bind_functions.cpp: creation, flush, generators, linalg
+void bind_python_backend(py::module_& m); // python_backend.cpp: a Backend calling Python (tests)
+
+} // namespace hassium::python

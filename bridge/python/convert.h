@@ -1,0 +1,66 @@
+// Converting Python objects: operands of operations (arrays, scalars) and NumPy arrays both ways.
+#pragma once
+
+#include <optional>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include "bridge/python/array.h"
+#include "bridge/python/dtypes.h"
+
+namespace hassium::python {
+
+// The Python type hassium.ndarray (set when the module is initialised).
+PyTypeObject* ndarray_type();
+void set_ndarray_type(PyTypeObject* t);
+// The Array inside a hassium.ndarray (obj must be one).
+Array& array_of(py::handle obj);
+inline bool is_ndarray(py::handle obj) {
+  return Py_TYPE(obj.ptr()) == ndarray_type() || PyObject_TypeCheck(obj.ptr(), ndarray_type());
+}
+// A new hassium.ndarray object holding the array.
+py::object wrap(Array a);
+
+// One operand of an operation after classification.
+struct Arg {
+  bool is_array = false;
+  TypeCode code = 0; // the dtype, or a weak Python scalar kind (NEP 50)
+  Array array;       // is_array
+  Scalar value;      // a constant, in its own type (a weak int as int64, or uint64 when larger)
+  // Where NumPy would treat the operand as a scalar (Python/NumPy scalars, 0-d arrays).
+  bool zero_dim = false;
+  const Dims& shape() const {
+    static const Dims none;
+    return is_array ? array.shape() : none;
+  }
+};
+
+enum class ArgStatus {
+  ok,
+  not_implemented, // an object hassium and NumPy do not know: binary operators return
+                   // NotImplemented
+  fallback         // something NumPy handles and hassium does not (float16, object, huge ints)
+};
+ArgStatus classify(py::handle obj, Arg& out);
+
+// The constant of `a` in loop type t. nullopt when a Python int does not fit an integer t
+// (NumPy raises OverflowError there, except for comparisons).
+std::optional<Scalar> constant_for_loop(const Arg& a, DType t);
+// NumPy's OverflowError for that case.
+[[noreturn]] void raise_int_out_of_bounds(const Arg& a, DType t);
+
+// A hassium array over a NumPy array's memory (no copy) when its dtype, alignment and strides
+// allow and it is writeable, else over a copy. nullopt when hassium does not hold the dtype.
+std::optional<Array> from_numpy(const py::array& arr, bool force_copy);
+// A NumPy array over the array's memory (flushes what is pending; no copy). Writes through it
+// are seen by hassium.
+py::array to_numpy(const Array& a);
+// The value of a 0-d or 1-element array as a Python scalar of the dtype's kind (flushes).
+py::object item(const Array& a, int64_t flat_index);
+// obj.__index__() as int64 (TypeError like Python's for non-integers).
+int64_t index_value(py::handle obj);
+// A Python int/float/complex/bool as a Scalar (for fills); nullopt for other objects.
+std::optional<Scalar> python_scalar(py::handle obj);
+
+} // namespace hassium::python

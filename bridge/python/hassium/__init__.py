@@ -1,0 +1,93 @@
+"""hassium: NumPy, recorded as array bytecode, fused and JIT-compiled at run time.
+
+    import hassium as np          # or: python -m hassium script.py
+
+Arrays are lazy: operations record instructions; the data is computed when it is needed
+(printing, float(), bool(), np.asarray, iteration, tolist) or at hassium.flush(), or when more
+than [python] flush_threshold instructions are pending. NumPy's semantics hold: dtype promotion
+(NumPy's own loop choice, NEP 50 for Python scalars), broadcasting, views, in-place updates,
+copies on overlapping assignment. What hassium does not implement runs through NumPy with a
+one-time FallbackWarning per function ([python] fallback_warnings = false silences them).
+
+Where hassium differs from NumPy, on purpose:
+  - results NumPy returns as scalars (a[0], a.sum()) are lazy 0-d hassium arrays that print
+    like NumPy scalars;
+  - hassium.random draws from counter-based Philox streams: different numbers, reproducible;
+  - .real/.imag of complex arrays, and NumPy functions that fall back and return views of their
+    inputs, give copies;
+  - a NumPy array from np.asarray(h) shares h's memory, but sees later hassium writes to h only
+    after the next flush.
+"""
+
+import numpy as _np
+
+from . import _hassium
+from ._hassium import flush, ndarray, ufunc
+from . import _fallback, _methods  # noqa: F401  (_methods completes the ndarray class)
+from ._fallback import FallbackWarning
+from ._creation import (arange, array, asanyarray, asarray, ascontiguousarray, copy, empty,
+                        empty_like, eye, full, full_like, identity, linspace, ones, ones_like, zeros,
+                        zeros_like)
+from ._functions import (all, amax, amin, any, argmax, argmin, around, array_equal, atleast_1d,
+                         atleast_2d, atleast_3d, broadcast_to, clip, column_stack, concatenate, conj,
+                         count_nonzero, cumprod, cumsum, dot, expand_dims, flip, hstack, imag, inner,
+                         isscalar, matmul, max, mean, min, moveaxis, ndim, outer, prod, ravel, real,
+                         reshape, result_type, round, row_stack, shape, size, squeeze, stack, std, sum,
+                         swapaxes, transpose, var, vdot, vstack, where)
+from . import linalg, random  # noqa: E402
+
+__version__ = "0.1.0"
+
+# The ufuncs hassium records (hassium.add, hassium.sin, ...), and NumPy's aliases of them.
+globals().update(_hassium.ufuncs)
+_ALIASES = {
+    "abs": "absolute", "conjugate": "conjugate", "mod": "remainder", "true_divide": "divide",
+    "bitwise_not": "invert", "bitwise_invert": "invert", "bitwise_left_shift": "left_shift",
+    "bitwise_right_shift": "right_shift", "pow": "power", "acos": "arccos", "asin": "arcsin",
+    "atan": "arctan", "atan2": "arctan2", "acosh": "arccosh", "asinh": "arcsinh",
+    "atanh": "arctanh",
+}
+globals().update({alias: _hassium.ufuncs[name] for alias, name in _ALIASES.items()})
+
+# NumPy's constants and types are NumPy's own.
+pi, e, inf, nan, newaxis, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.newaxis, _np.euler_gamma
+dtype = _np.dtype
+
+
+def _config_bool(text):
+    return text.strip().lower() in ("1", "true", "yes", "on")
+
+
+_hassium.set_flush_threshold(int(_hassium.config_value("python", "flush_threshold")))
+_fallback.enabled[0] = _config_bool(_hassium.config_value("python", "fallback_warnings"))
+_hassium._set_fallback(_fallback.hook)
+
+
+def _at_exit():
+    try:
+        flush()
+    finally:
+        _hassium._set_shutting_down()
+
+
+import atexit as _atexit  # noqa: E402
+
+_atexit.register(_at_exit)
+
+
+def __getattr__(name):
+    """NumPy names hassium does not define: types and constants as they are, functions and
+    submodules as wrappers that run through NumPy (one FallbackWarning per name)."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    try:
+        value = getattr(_np, name)
+    except AttributeError:
+        raise AttributeError(f"module 'hassium' has no attribute {name!r}") from None
+    wrapped = _fallback.wrap_value(value, name)
+    globals()[name] = wrapped
+    return wrapped
+
+
+def __dir__():
+    return sorted(set(globals()) | set(dir(_np)))

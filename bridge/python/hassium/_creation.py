@@ -1,0 +1,219 @@
+"""Array creation: array, asarray, zeros/ones/empty/full (+ _like), arange, linspace, eye, ..."""
+
+import math
+import operator
+
+import numpy as _np
+
+from . import _fallback, _hassium
+
+ndarray = _hassium.ndarray
+_uf = _hassium.ufuncs
+
+
+def _shape(shape):
+    if isinstance(shape, ndarray):
+        shape = shape.tolist()
+    try:
+        return (operator.index(shape),)
+    except TypeError:
+        return tuple(operator.index(s) for s in shape)
+
+
+def _check_order(order, name):
+    if order not in ("C", "K", "A", None):
+        raise NotImplementedError(f"hassium.{name}: only C order is supported, got order={order!r}")
+
+
+def _dtype(dtype, default="float64"):
+    return _np.dtype(default if dtype is None else dtype)
+
+
+def _wrap_fresh(arr):
+    """A NumPy array nobody else holds, as a hassium array (no copy); unsupported dtypes stay NumPy."""
+    wrapped = _hassium.from_numpy(arr, False)
+    if wrapped is None:
+        _fallback.warn_once(f"array with dtype {arr.dtype}")
+        return arr
+    return wrapped
+
+
+def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
+    if isinstance(object, ndarray):
+        res = object
+        if dtype is not None and _np.dtype(dtype) != object.dtype:
+            res = object.astype(dtype)
+        elif copy:
+            res = object.copy()
+        if res.ndim < ndmin:
+            res = res.reshape((1,) * (ndmin - res.ndim) + res.shape)
+        return res
+    if copy is False:
+        return asarray(object, dtype)
+    arr = _np.array(object, dtype=dtype, copy=True, order="C", ndmin=ndmin)
+    return _wrap_fresh(arr)
+
+
+def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    if isinstance(a, ndarray):
+        if dtype is not None and _np.dtype(dtype) != a.dtype:
+            return a.astype(dtype)
+        return a.copy() if copy else a
+    if type(a) is _np.ndarray and copy is not True:
+        if dtype is not None and _np.dtype(dtype) != a.dtype:
+            return _wrap_fresh(a.astype(dtype))
+        wrapped = _hassium.from_numpy(a, False)
+        if wrapped is not None:
+            return wrapped
+    return array(a, dtype, copy=True)
+
+
+asanyarray = asarray
+
+
+def ascontiguousarray(a, dtype=None, *, like=None):
+    return asarray(a, dtype)
+
+
+def empty(shape, dtype=float, order="C", *, device=None, like=None):
+    _check_order(order, "empty")
+    return _hassium.empty(_shape(shape), _dtype(dtype))
+
+
+def zeros(shape, dtype=float, order="C", *, device=None, like=None):
+    _check_order(order, "zeros")
+    return _hassium.full(_shape(shape), 0, _dtype(dtype))
+
+
+def ones(shape, dtype=None, order="C", *, device=None, like=None):
+    _check_order(order, "ones")
+    return _hassium.full(_shape(shape), 1, _dtype(dtype))
+
+
+def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
+    _check_order(order, "full")
+    if dtype is None and not isinstance(fill_value, ndarray):
+        dtype = _np.array(fill_value).dtype
+    return _hassium.full(_shape(shape), fill_value, dtype)
+
+
+def _like(a, dtype, shape):
+    a = a if isinstance(a, ndarray) else asarray(a)
+    return (a.shape if shape is None else _shape(shape)), (a.dtype if dtype is None else dtype)
+
+
+def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    s, d = _like(prototype, dtype, shape)
+    return _hassium.empty(s, d)
+
+
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    s, d = _like(a, dtype, shape)
+    return _hassium.full(s, 0, d)
+
+
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    s, d = _like(a, dtype, shape)
+    return _hassium.full(s, 1, d)
+
+
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    s, d = _like(a, dtype, shape)
+    return _hassium.full(s, fill_value, d)
+
+
+def copy(a, order="K", subok=False):
+    return array(a, copy=True)
+
+
+def arange(start_or_stop, /, stop=None, step=None, *, dtype=None, device=None, like=None):
+    if stop is None:
+        start, stop = 0, start_or_stop
+    else:
+        start = start_or_stop
+    if step is None:
+        step = 1
+    args = [_scalar(start), _scalar(stop), _scalar(step)]
+    start, stop, step = args
+    if step == 0:
+        raise ZeroDivisionError("division by zero")
+    # NumPy's dtype: the given one, else that of the arguments as Python numbers.
+    dt = _np.dtype(dtype) if dtype is not None else _np.result_type(start, stop, step)
+    n = max(0, math.ceil((stop - start) / step))
+    if dt.kind not in "iuf":
+        return _fallback.run(_np.arange, "arange", (start, stop, step), {"dtype": dtype})
+    if dt.kind == "f":
+        # NumPy fills start + i * delta with delta = (start + step) - start in the dtype.
+        delta = (_np.array(start, dt) + _np.array(step, dt)).item() - _np.array(start, dt).item()
+        r = _hassium.range(n, dt)
+        if delta != 1:
+            r = _uf["multiply"](r, delta)
+        if start != 0:
+            r = _uf["add"](r, start)
+        return r.astype(dt, copy=False)
+    r = _hassium.range(n, "int64" if dt.kind == "i" else "uint64")
+    if step != 1:
+        r = _uf["multiply"](r, step)
+    if start != 0:
+        r = _uf["add"](r, start)
+    return r.astype(dt, copy=False)
+
+
+def _scalar(x):
+    if isinstance(x, ndarray):
+        return x.item()
+    if isinstance(x, _np.generic):
+        return x.item()
+    return x
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    if isinstance(start, ndarray) or isinstance(stop, ndarray) or _np.ndim(start) or _np.ndim(stop) \
+            or axis != 0:
+        return _fallback.run(_np.linspace, "linspace", (start, stop, num, endpoint, retstep, dtype,
+                                                        axis), {})
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    start, stop = _scalar(start), _scalar(stop)
+    div = (num - 1) if endpoint else num
+    delta = stop - start
+    rt = _np.result_type(start, stop, float(num))
+    y = _hassium.range(num, "float64")
+    if div > 0:
+        step = delta / div
+        if step == 0:
+            y = _uf["multiply"](_uf["divide"](y, div), delta)
+        else:
+            y = _uf["multiply"](y, step)
+    else:
+        step = _np.nan
+        y = _uf["multiply"](y, delta)
+    y = _uf["add"](y, start)
+    if endpoint and num > 1:
+        y[-1] = stop
+    if rt != _np.float64:
+        y = y.astype(rt)
+    if dtype is not None:
+        dtype = _np.dtype(dtype)
+        if dtype.kind in "iu":
+            y = _uf["floor"](y)
+        y = y.astype(dtype, copy=False)
+    if retstep:
+        return y, step
+    return y
+
+
+def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
+    M = N if M is None else M
+    res = zeros((N, M), dtype)
+    if k >= M or -k >= N:
+        return res
+    first = k if k >= 0 else -k * M
+    count = min(N, M - k) if k >= 0 else min(N + k, M)
+    res.reshape(-1)[first::M + 1][:count] = 1
+    return res
+
+
+def identity(n, dtype=None, *, like=None):
+    return eye(n, dtype=float if dtype is None else dtype)

@@ -1,0 +1,437 @@
+"""NumPy functions on hassium arrays: reductions as functions, shape functions, joining, where,
+clip, round, dot/matmul, and small helpers (result_type, shape, ndim, ...)."""
+
+import builtins
+import operator
+
+import numpy as _np
+
+from . import _fallback, _hassium
+from ._creation import asarray, empty
+
+ndarray = _hassium.ndarray
+_uf = _hassium.ufuncs
+_NoValue = _np._NoValue
+
+
+def _arr(a):
+    return a if isinstance(a, ndarray) else asarray(a)
+
+
+# --- reductions and scans as functions --------------------------------------------------------
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    return _arr(a).sum(axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial, where=where)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    return _arr(a).prod(axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial, where=where)
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    return _arr(a).max(axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
+
+
+def min(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    return _arr(a).min(axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
+
+
+amax, amin = max, min
+
+
+def any(a, axis=None, out=None, keepdims=False, *, where=True):
+    return _arr(a).any(axis=axis, out=out, keepdims=keepdims, where=where)
+
+
+def all(a, axis=None, out=None, keepdims=False, *, where=True):
+    return _arr(a).all(axis=axis, out=out, keepdims=keepdims, where=where)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    return _arr(a).mean(axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=_NoValue,
+        correction=_NoValue):
+    return _arr(a).var(axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, where=where,
+                       mean=mean, correction=correction)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=_NoValue,
+        correction=_NoValue):
+    return _arr(a).std(axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, where=where,
+                       mean=mean, correction=correction)
+
+
+def argmax(a, axis=None, out=None, *, keepdims=False):
+    return _arr(a).argmax(axis=axis, out=out, keepdims=keepdims)
+
+
+def argmin(a, axis=None, out=None, *, keepdims=False):
+    return _arr(a).argmin(axis=axis, out=out, keepdims=keepdims)
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    return _arr(a).cumsum(axis=axis, dtype=dtype, out=out)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    return _arr(a).cumprod(axis=axis, dtype=dtype, out=out)
+
+
+# --- shapes -------------------------------------------------------------------------------------
+
+def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
+    shape = newshape if shape is None else shape
+    return _arr(a).reshape(shape, order=order)
+
+
+def ravel(a, order="C"):
+    return _arr(a).ravel(order)
+
+
+def transpose(a, axes=None):
+    return _arr(a).transpose(axes)
+
+
+def swapaxes(a, axis1, axis2):
+    return _arr(a).swapaxes(axis1, axis2)
+
+
+def squeeze(a, axis=None):
+    return _arr(a).squeeze(axis)
+
+
+def _norm_axes(axis, ndim):
+    axes = (axis,) if isinstance(axis, int) or not hasattr(axis, "__len__") else tuple(axis)
+    out = []
+    for ax in axes:
+        ax = operator.index(ax)
+        if not -ndim <= ax < ndim:
+            raise _np.exceptions.AxisError(ax, ndim)
+        out.append(ax % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError("repeated axis")
+    return out
+
+
+def expand_dims(a, axis):
+    a = _arr(a)
+    nd = a.ndim + (1 if isinstance(axis, int) or not hasattr(axis, "__len__") else len(axis))
+    axes = _norm_axes(axis, nd)
+    shape = iter(a.shape)
+    return a.reshape(tuple(1 if k in axes else next(shape) for k in range(nd)))
+
+
+def moveaxis(a, source, destination):
+    a = _arr(a)
+    src = _norm_axes(source, a.ndim)
+    dst = _norm_axes(destination, a.ndim)
+    if len(src) != len(dst):
+        raise ValueError("`source` and `destination` arguments must have the same number of elements")
+    order = [k for k in range(a.ndim) if k not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return a.transpose(order)
+
+
+def flip(m, axis=None):
+    m = _arr(m)
+    axes = range(m.ndim) if axis is None else _norm_axes(axis, m.ndim)
+    key = [slice(None)] * m.ndim
+    for ax in axes:
+        key[ax] = slice(None, None, -1)
+    return m[tuple(key)]
+
+
+def broadcast_to(array, shape, subok=False):
+    array = _arr(array)
+    shape = (operator.index(shape),) if not hasattr(shape, "__len__") else tuple(shape)
+    res = empty(shape, array.dtype)
+    try:
+        res[...] = array
+    except ValueError:
+        raise ValueError(f"operands could not be broadcast together with remapped shapes "
+                         f"[original->remapped]: {array.shape}  and requested shape {shape}") from None
+    return res
+
+
+def atleast_1d(*arys):
+    res = [_arr(a) if _arr(a).ndim >= 1 else _arr(a).reshape(1) for a in arys]
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def atleast_2d(*arys):
+    res = []
+    for a in arys:
+        a = _arr(a)
+        res.append(a if a.ndim >= 2 else a.reshape((1,) * (2 - a.ndim) + a.shape))
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def atleast_3d(*arys):
+    res = []
+    for a in arys:
+        a = _arr(a)
+        if a.ndim == 0:
+            a = a.reshape(1, 1, 1)
+        elif a.ndim == 1:
+            a = a.reshape(1, a.shape[0], 1)
+        elif a.ndim == 2:
+            a = a.reshape(a.shape + (1,))
+        res.append(a)
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def shape(a):
+    return a.shape if isinstance(a, ndarray) else _np.shape(a)
+
+
+def ndim(a):
+    return a.ndim if isinstance(a, ndarray) else _np.ndim(a)
+
+
+def size(a, axis=None):
+    if isinstance(a, ndarray):
+        return a.size if axis is None else a.shape[axis]
+    return _np.size(a, axis)
+
+
+def result_type(*arrays_and_dtypes):
+    return _np.result_type(*[a.dtype if isinstance(a, ndarray) else a for a in arrays_and_dtypes])
+
+
+# --- joining ------------------------------------------------------------------------------------
+
+def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    arrays = [_arr(a) for a in arrays]
+    if not arrays:
+        raise ValueError("need at least one array to concatenate")
+    if axis is None:
+        arrays = [a.ravel() for a in arrays]
+        axis = 0
+    nd = arrays[0].ndim
+    if nd == 0:
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    axis = _norm_axes(axis, nd)[0]
+    for i, a in enumerate(arrays):
+        if a.ndim != nd:
+            raise ValueError(
+                "all the input arrays must have same number of dimensions, but the array at index 0 "
+                f"has {nd} dimension(s) and the array at index {i} has {a.ndim} dimension(s)")
+        for d in range(nd):
+            if d != axis and a.shape[d] != arrays[0].shape[d]:
+                raise ValueError(
+                    "all the input array dimensions except for the concatenation axis must match "
+                    f"exactly, but along dimension {d}, the array at index 0 has size "
+                    f"{arrays[0].shape[d]} and the array at index {i} has size {a.shape[d]}")
+    rt = _np.dtype(dtype) if dtype is not None else _np.result_type(*[a.dtype for a in arrays])
+    for a in arrays:
+        if not _np.can_cast(a.dtype, rt, casting):
+            raise TypeError(f"Cannot cast array data from {a.dtype!r} to {rt!r} according to the "
+                            f"rule '{casting}'")
+    shape = list(arrays[0].shape)
+    shape[axis] = builtins.sum(a.shape[axis] for a in arrays)
+    res = empty(tuple(shape), rt) if out is None else out
+    if out is not None and tuple(out.shape) != tuple(shape):
+        raise ValueError("Output array is the wrong shape")
+    start = 0
+    key = [slice(None)] * nd
+    for a in arrays:
+        n = a.shape[axis]
+        key[axis] = slice(start, start + n)
+        res[tuple(key)] = a
+        start += n
+    return res
+
+
+def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    arrays = [_arr(a) for a in arrays]
+    if not arrays:
+        raise ValueError("need at least one array to stack")
+    shapes = {a.shape for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError("all input arrays must have the same shape")
+    axis = _norm_axes(axis, arrays[0].ndim + 1)[0]
+    expanded = [expand_dims(a, axis) for a in arrays]
+    return concatenate(expanded, axis=axis, out=out, dtype=dtype, casting=casting)
+
+
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    return concatenate([atleast_2d(a) for a in tup], axis=0, dtype=dtype, casting=casting)
+
+
+row_stack = vstack
+
+
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    arrs = [atleast_1d(a) for a in tup]
+    axis = 0 if arrs and arrs[0].ndim == 1 else 1
+    return concatenate(arrs, axis=axis, dtype=dtype, casting=casting)
+
+
+def column_stack(tup):
+    arrs = []
+    for a in tup:
+        a = _arr(a)
+        arrs.append(a.reshape(a.shape[0], 1) if a.ndim < 2 else a)
+    return concatenate(arrs, axis=1)
+
+
+# --- element-wise helpers -------------------------------------------------------------------------
+
+def where(condition, x=_NoValue, y=_NoValue, /):
+    if x is _NoValue and y is _NoValue:
+        return _arr(condition).nonzero()
+    if x is _NoValue or y is _NoValue:
+        raise ValueError("either both or neither of x and y should be given")
+    return _hassium.where(condition, x, y)
+
+
+def clip(a, a_min=_NoValue, a_max=_NoValue, out=None, *, min=_NoValue, max=_NoValue, **kwargs):
+    lo = a_min if a_min is not _NoValue else (None if min is _NoValue else min)
+    hi = a_max if a_max is not _NoValue else (None if max is _NoValue else max)
+    if kwargs:
+        return _fallback.run(_np.clip, "clip", (a, lo, hi), dict(out=out, **kwargs))
+    res = a
+    if lo is not None:
+        res = _uf["maximum"](res, lo)
+    if hi is not None:
+        res = _uf["minimum"](res, hi)
+    if res is a:
+        res = _uf["positive"](a)
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+def round(a, decimals=0, out=None):
+    a = _arr(a)
+    if a.dtype.kind in "biu":
+        if decimals >= 0:
+            res = a.copy()
+        else:
+            return _fallback.run(_np.round, "round", (a, decimals), {"out": out} if out is not None else {})
+    elif a.dtype.kind == "c":
+        return _fallback.run(_np.round, "round", (a, decimals), {"out": out} if out is not None else {})
+    elif decimals == 0:
+        res = _uf["rint"](a)
+    elif decimals > 0:
+        f = 10.0 ** decimals
+        res = _uf["divide"](_uf["rint"](_uf["multiply"](a, f)), f)
+    else:
+        f = 10.0 ** -decimals
+        res = _uf["multiply"](_uf["rint"](_uf["divide"](a, f)), f)
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+around = round
+
+
+# --- linear algebra -------------------------------------------------------------------------------
+
+def matmul(a, b, /, out=None, **kwargs):
+    if kwargs:
+        return _fallback.run(_np.matmul, "matmul", (a, b), dict(out=out, **kwargs))
+    a, b = _arr(a), _arr(b)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("matmul: Input operand 0 does not have enough dimensions (has 0, gufunc "
+                         "core with signature (n?,k),(k,m?)->(n?,m?) requires 1)")
+    rt = _np.result_type(a.dtype, b.dtype)
+    if a.ndim > 2 or b.ndim > 2 or rt.kind == "b":
+        return _fallback.run(_np.matmul, "matmul", (a, b), {} if out is None else {"out": out})
+    a2 = a.reshape(1, a.shape[0]) if a.ndim == 1 else a
+    b2 = b.reshape(b.shape[0], 1) if b.ndim == 1 else b
+    if a2.shape[1] != b2.shape[0]:
+        raise ValueError(
+            "matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+            f"(n?,k),(k,m?)->(n?,m?) (size {b2.shape[0]} is different from {a2.shape[1]})")
+    res = _hassium.matmul2d(a2.astype(rt, copy=False), b2.astype(rt, copy=False))
+    if a.ndim == 1 and b.ndim == 1:
+        res = _hassium.as_scalar(res.reshape(()))
+    elif a.ndim == 1:
+        res = res.reshape(res.shape[1])
+    elif b.ndim == 1:
+        res = res.reshape(res.shape[0])
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+def dot(a, b, out=None):
+    a, b = _arr(a), _arr(b)
+    if a.ndim == 0 or b.ndim == 0:
+        res = _uf["multiply"](a, b)
+    elif a.ndim <= 2 and b.ndim <= 2:
+        return matmul(a, b, out=out)
+    elif b.ndim == 1:
+        res = _uf["multiply"](a, b).sum(axis=-1)
+    else:
+        return _fallback.run(_np.dot, "dot", (a, b), {} if out is None else {"out": out})
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+def vdot(a, b):
+    a, b = _arr(a).ravel(), _arr(b).ravel()
+    if a.dtype.kind == "c":
+        a = _uf["conjugate"](a)
+    return matmul(a, b)
+
+
+def inner(a, b):
+    a, b = _arr(a), _arr(b)
+    if a.ndim <= 1 and b.ndim <= 1:
+        return dot(a, b)
+    return _fallback.run(_np.inner, "inner", (a, b), {})
+
+
+def outer(a, b, out=None):
+    a, b = _arr(a).ravel(), _arr(b).ravel()
+    return _uf["multiply"](a.reshape(a.shape[0], 1), b.reshape(1, b.shape[0]), out=out) \
+        if out is not None else _uf["multiply"](a.reshape(a.shape[0], 1), b.reshape(1, b.shape[0]))
+
+
+# --- misc -----------------------------------------------------------------------------------------
+
+def real(val):
+    return _arr(val).real
+
+
+def imag(val):
+    return _arr(val).imag
+
+
+def conj(x):
+    return _uf["conjugate"](x)
+
+
+def isscalar(element):
+    if isinstance(element, ndarray):
+        return False
+    return _np.isscalar(element)
+
+
+def array_equal(a1, a2, equal_nan=False):
+    try:
+        a1, a2 = _arr(a1), _arr(a2)
+    except Exception:
+        return False
+    if a1.shape != a2.shape:
+        return False
+    if not equal_nan:
+        return bool(_uf["equal"](a1, a2).all())
+    both_nan = _uf["logical_and"](_uf["isnan"](a1), _uf["isnan"](a2))
+    return bool(_uf["logical_or"](_uf["equal"](a1, a2), both_nan).all())
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    a = _arr(a)
+    return _uf["not_equal"](a, 0).sum(axis=axis, keepdims=keepdims)

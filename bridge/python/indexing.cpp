@@ -1,0 +1,471 @@
+// Indexing: parsing keys, basic views, gathers and scatters with NumPy's rules and messages.
+#include "bridge/python/indexing.h"
+
+#include <numeric>
+
+#include "bridge/python/convert.h"
+#include "bridge/python/errors.h"
+
+namespace hassium::python {
+
+namespace {
+
+const char* kBadIndex = "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
+                        "and integer or boolean arrays are valid indices";
+
+py::module_& np() {
+  static py::module_* m = new py::module_(py::module_::import("numpy"));
+  return *m;
+}
+
+struct Item {
+  enum Kind { integer, slice, newaxis, ellipsis, array, mask } kind;
+  int64_t i = 0;                  // integer
+  py::object obj;                 // slice; array/mask: a NumPy array (host data)
+  std::optional<Array> lazy_mask; // mask: the hassium array when it came as one
+};
+
+// A hassium 0-d integer array used as an index is an integer (NumPy calls __index__).
+bool as_integer(py::handle h, int64_t& v) {
+  PyObject* p = h.ptr();
+  if (PyBool_Check(p)) return false;
+  if (PyLong_Check(p)) {
+    v = PyLong_AsLongLong(p);
+    if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+    return true;
+  }
+  if (is_ndarray(h)) {
+    const Array& a = array_of(h);
+    if (a.ndim() != 0 || !is_integer(a.dtype())) return false;
+    v = item(a, 0).cast<int64_t>();
+    return true;
+  }
+  if (py::isinstance<py::array>(h)) return false;
+  if (PyIndex_Check(p)) {
+    py::object o = py::reinterpret_steal<py::object>(PyNumber_Index(p));
+    if (!o) throw py::error_already_set();
+    v = o.cast<int64_t>();
+    return true;
+  }
+  return false;
+}
+
+Item parse_item(py::handle h) {
+  Item it;
+  PyObject* p = h.ptr();
+  if (p == Py_None) {
+    it.kind = Item::newaxis;
+  } else if (p == Py_Ellipsis) {
+    it.kind = Item::ellipsis;
+  } else if (PySlice_Check(p)) {
+    it.kind = Item::slice;
+    it.obj = py::reinterpret_borrow<py::object>(h);
+  } else if (as_integer(h, it.i)) {
+    it.kind = Item::integer;
+  } else {
+    py::array arr;
+    if (is_ndarray(h)) {
+      const Array& a = array_of(h);
+      if (a.dtype() == DType::BOOL) { // kept lazy: a[mask] = value may need no data
+        it.kind = Item::mask;
+        it.lazy_mask = a;
+        return it;
+      }
+      arr = to_numpy(a);
+    } else if (PyBool_Check(p) || py::isinstance<py::array>(h) || PyList_Check(p) ||
+               PyTuple_Check(p)) {
+      arr = np().attr("asarray")(h);
+      if (PyList_Check(p) && PyList_GET_SIZE(p) == 0) arr = np().attr("asarray")(h, "intp");
+    } else {
+      raise_index_error(kBadIndex);
+    }
+    char kind = arr.dtype().kind();
+    if (kind == 'b') {
+      it.kind = Item::mask;
+    } else if (kind == 'i' || kind == 'u') {
+      it.kind = Item::array;
+    } else {
+      raise_index_error("arrays used as indices must be of integer (or boolean) type");
+    }
+    it.obj = arr;
+  }
+  return it;
+}
+
+std::vector<Item> parse_key(py::handle key) {
+  std::vector<Item> items;
+  if (PyTuple_Check(key.ptr())) {
+    for (auto h : key) items.push_back(parse_item(h));
+  } else {
+    items.push_back(parse_item(key));
+  }
+  return items;
+}
+
+int consumed(const Item& it) {
+  switch (it.kind) {
+  case Item::integer:
+  case Item::slice:
+  case Item::array:
+    return 1;
+  case Item::mask:
+    return it.lazy_mask ? it.lazy_mask->ndim()
+                        : int(py::reinterpret_borrow<py::array>(it.obj).ndim());
+  default:
+    return 0;
+  }
+}
+
+// Expands the ellipsis (or appends full slices) so the items consume exactly ndim dims.
+void expand(std::vector<Item>& items, int ndim) {
+  int used = 0, ellipses = 0;
+  for (const auto& it : items) {
+    used += consumed(it);
+    ellipses += it.kind == Item::ellipsis;
+  }
+  if (ellipses > 1) raise_index_error("an index can only have a single ellipsis ('...')");
+  if (used > ndim)
+    raise_index_error("too many indices for array: array is " + std::to_string(ndim) +
+                      "-dimensional, but " + std::to_string(used) + " were indexed");
+  std::vector<Item> out;
+  auto full = [] {
+    Item s;
+    s.kind = Item::slice;
+    s.obj = py::reinterpret_steal<py::object>(PySlice_New(nullptr, nullptr, nullptr));
+    return s;
+  };
+  for (auto& it : items) {
+    if (it.kind == Item::ellipsis) {
+      for (int k = 0; k < ndim - used; ++k) out.push_back(full());
+    } else {
+      out.push_back(std::move(it));
+    }
+  }
+  if (ellipses == 0)
+    for (int k = 0; k < ndim - used; ++k) out.push_back(full());
+  items = std::move(out);
+}
+
+[[noreturn]] void raise_out_of_bounds(int64_t i, int axis, int64_t n) {
+  raise_index_error("index " + std::to_string(i) + " is out of bounds for axis " +
+                    std::to_string(axis) + " with size " + std::to_string(n));
+}
+
+// The result of applying the key's basic items: a view, plus where the advanced ones sit.
+struct Applied {
+  View view;
+  std::vector<int> adv_dims;  // dims of `view` indexed by advanced arrays, in key order
+  std::vector<py::array> adv; // their (int64) index arrays, same order
+  bool has_ellipsis = false;
+  bool only_integers = true; // every item an integer (NumPy returns a scalar)
+};
+
+// Applies integers, slices and new axes; masks become their nonzero() integer arrays. When any
+// advanced index exists, integers count as advanced (0-d) indices, as in NumPy.
+Applied apply_key(const View& in, std::vector<Item> items, bool& had_ellipsis) {
+  had_ellipsis = false;
+  bool any_adv = false;
+  for (const auto& it : items) {
+    had_ellipsis |= it.kind == Item::ellipsis;
+    any_adv |= it.kind == Item::array || it.kind == Item::mask;
+  }
+  expand(items, in.ndim());
+  Applied r;
+  r.has_ellipsis = had_ellipsis;
+  r.view.base = in.base;
+  r.view.offset = in.offset;
+  int dim = 0;
+  for (auto& it : items) {
+    if (it.kind != Item::integer) r.only_integers = false;
+    switch (it.kind) {
+    case Item::integer: {
+      int64_t n = in.shape[size_t(dim)];
+      int64_t i = it.i;
+      if (i < -n || i >= n) raise_out_of_bounds(i, dim, n);
+      if (i < 0) i += n;
+      if (any_adv) {
+        r.adv_dims.push_back(r.view.ndim());
+        r.view.shape.push_back(n);
+        r.view.stride.push_back(in.stride[size_t(dim)]);
+        r.adv.push_back(np().attr("asarray")(i, "int64"));
+      } else {
+        r.view.offset += i * in.stride[size_t(dim)];
+      }
+      ++dim;
+      break;
+    }
+    case Item::slice: {
+      Py_ssize_t start, stop, step;
+      if (PySlice_Unpack(it.obj.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
+      int64_t n = in.shape[size_t(dim)];
+      Py_ssize_t len = PySlice_AdjustIndices(Py_ssize_t(n), &start, &stop, step);
+      r.view.offset += (len > 0 ? start : 0) * in.stride[size_t(dim)];
+      r.view.shape.push_back(len);
+      r.view.stride.push_back(step * in.stride[size_t(dim)]);
+      ++dim;
+      break;
+    }
+    case Item::newaxis:
+      r.view.shape.push_back(1);
+      r.view.stride.push_back(0);
+      break;
+    case Item::array: {
+      int64_t n = in.shape[size_t(dim)];
+      py::array idx = np().attr("asarray")(it.obj, "int64");
+      if (idx.size() > 0) {
+        py::array bad =
+            np().attr("logical_or")(np().attr("less")(idx, -n), np().attr("greater_equal")(idx, n));
+        if (np().attr("any")(bad).cast<bool>()) {
+          int64_t first = idx.attr("__getitem__")(bad).attr("__getitem__")(0).cast<int64_t>();
+          raise_out_of_bounds(first, dim, n);
+        }
+        idx = np().attr("where")(np().attr("less")(idx, 0), np().attr("add")(idx, n), idx);
+      }
+      r.adv_dims.push_back(r.view.ndim());
+      r.view.shape.push_back(n);
+      r.view.stride.push_back(in.stride[size_t(dim)]);
+      r.adv.push_back(idx);
+      ++dim;
+      break;
+    }
+    case Item::mask: {
+      py::array m =
+          it.lazy_mask ? to_numpy(*it.lazy_mask) : py::reinterpret_borrow<py::array>(it.obj);
+      for (int k = 0; k < int(m.ndim()); ++k)
+        if (m.shape(k) != in.shape[size_t(dim + k)])
+          raise_index_error(
+              "boolean index did not match indexed array along axis " + std::to_string(dim + k) +
+              "; size of axis is " + std::to_string(in.shape[size_t(dim + k)]) +
+              " but size of corresponding boolean axis is " + std::to_string(m.shape(k)));
+      py::tuple nz = np().attr("nonzero")(m);
+      for (int k = 0; k < int(m.ndim()); ++k) {
+        r.adv_dims.push_back(r.view.ndim());
+        r.view.shape.push_back(in.shape[size_t(dim + k)]);
+        r.view.stride.push_back(in.stride[size_t(dim + k)]);
+        r.adv.push_back(np().attr("asarray")(nz[size_t(k)], "int64"));
+      }
+      if (m.ndim() == 0) { // a[True]: a new axis of length 1 (or 0 for False)
+        bool v = m.attr("item")().cast<bool>();
+        r.view.shape.push_back(1);
+        r.view.stride.push_back(0);
+        r.adv_dims.push_back(r.view.ndim() - 1);
+        r.adv.push_back(np().attr("zeros")(v ? 1 : 0, "int64"));
+      }
+      dim += int(m.ndim());
+      break;
+    }
+    case Item::ellipsis:
+      break;
+    }
+  }
+  return r;
+}
+
+// The shape of the result and the int64 array of row-major positions within `v` that a
+// GATHER/SCATTER over the advanced indices reads or writes.
+struct Positions {
+  Dims shape;
+  Array index; // int64, contiguous, of `shape`
+};
+
+Positions positions(const Applied& ap) {
+  const View& v = ap.view;
+  const int nd = v.ndim();
+  // Row-major position strides of v.
+  Dims pstride(static_cast<size_t>(nd));
+  int64_t s = 1;
+  for (int k = nd; k-- > 0;) {
+    pstride[size_t(k)] = s;
+    s *= v.shape[size_t(k)];
+  }
+  // Broadcast the advanced arrays; combine them into one flat part.
+  py::list arrays;
+  for (const auto& a : ap.adv) arrays.append(a);
+  py::tuple bc;
+  try {
+    bc = np().attr("broadcast_arrays")(*arrays);
+  } catch (py::error_already_set&) {
+    std::string msg =
+        "shape mismatch: indexing arrays could not be broadcast together with shapes ";
+    for (const auto& a : ap.adv) msg += py::str(a.attr("shape")).cast<std::string>() + " ";
+    raise_index_error(msg);
+  }
+  py::object flat = np().attr("zeros")(py::tuple(bc[0].attr("shape")), "int64");
+  for (size_t k = 0; k < ap.adv.size(); ++k)
+    flat = np().attr("add")(flat, np().attr("multiply")(bc[k], pstride[size_t(ap.adv_dims[k])]));
+  py::array flat_arr = np().attr("ascontiguousarray")(flat, "int64");
+  Dims bshape;
+  for (int k = 0; k < int(flat_arr.ndim()); ++k) bshape.push_back(flat_arr.shape(k));
+  // Where the broadcast dims go: in place of the advanced dims when those are adjacent,
+  // else first.
+  bool adjacent = true;
+  for (size_t k = 1; k < ap.adv_dims.size(); ++k)
+    adjacent &= ap.adv_dims[k] == ap.adv_dims[k - 1] + 1;
+  int first = adjacent ? ap.adv_dims.front() : 0;
+  std::vector<int> rest; // the non-advanced dims of v, in order
+  for (int k = 0; k < nd; ++k)
+    if (std::find(ap.adv_dims.begin(), ap.adv_dims.end(), k) == ap.adv_dims.end())
+      rest.push_back(k);
+  Positions p;
+  // Result dims: rest[0:first'] + bshape + rest[first':], where first' counts rest dims before.
+  int before =
+      adjacent ? int(std::count_if(rest.begin(), rest.end(), [&](int k) { return k < first; })) : 0;
+  for (int j = 0; j < before; ++j) p.shape.push_back(v.shape[size_t(rest[size_t(j)])]);
+  for (auto e : bshape) p.shape.push_back(e);
+  for (size_t j = size_t(before); j < rest.size(); ++j) p.shape.push_back(v.shape[size_t(rest[j])]);
+  const int rnd = int(p.shape.size());
+  // index = broadcast(flat) + sum over rest dims of range(n) * pstride, recorded lazily.
+  auto flat_h = from_numpy(flat_arr, false);
+  p.index = new_array(DType::INT64, p.shape);
+  if (p.index.size() == 0) return p;
+  {
+    View fv = flat_h->view; // place bshape dims at [before, before + len(bshape))
+    View b;
+    b.base = fv.base;
+    b.offset = fv.offset;
+    b.shape = p.shape;
+    b.stride.assign(size_t(rnd), 0);
+    for (size_t k = 0; k < bshape.size(); ++k) b.stride[size_t(before) + k] = fv.stride[k];
+    record(Opcode::IDENTITY, {p.index.view, b});
+  }
+  for (size_t j = 0; j < rest.size(); ++j) {
+    int rdim = int(j) < before ? int(j) : int(j + bshape.size());
+    int64_t n = v.shape[size_t(rest[j])];
+    if (n == 1) continue; // contributes 0
+    Array r = new_array(DType::INT64, {n});
+    record(Opcode::RANGE, {r.view});
+    View b;
+    b.base = r.view.base;
+    b.shape = p.shape;
+    b.stride.assign(size_t(rnd), 0);
+    b.stride[size_t(rdim)] = 1;
+    Array scaled = new_array(DType::INT64, p.shape);
+    record(Opcode::MULTIPLY, {scaled.view, b, Scalar::of_int(pstride[size_t(rest[j])])});
+    record(Opcode::ADD, {p.index.view, p.index.view, scaled.view});
+  }
+  return p;
+}
+
+// Reads the value to assign as an array of the target's dtype broadcast to `shape`; constants
+// stay constants. Raises NumPy's errors for bad shapes and out-of-range Python ints.
+Operand assign_source(py::handle value, DType t, const Dims& shape, const View& target,
+                      std::vector<Array>& temps, bool fancy) {
+  Arg a;
+  ArgStatus st = classify(value, a);
+  if (st != ArgStatus::ok) {
+    py::object arr = np().attr("asarray")(value, numpy_dtype(t));
+    if (classify(arr, a) != ArgStatus::ok)
+      raise_type_error("cannot assign this value to a hassium array");
+  }
+  if (!a.is_array) {
+    auto c = constant_for_loop(a, t);
+    if (!c) raise_int_out_of_bounds(a, t);
+    return *c;
+  }
+  View v = a.array.view;
+  // NumPy drops leading 1-dims of a value with more dims than the target.
+  while (v.ndim() > int(shape.size()) && v.shape[0] == 1) {
+    v.shape.erase(v.shape.begin());
+    v.stride.erase(v.stride.begin());
+  }
+  Dims shapes[2] = {v.shape, shape};
+  Dims b;
+  if (v.ndim() > int(shape.size()) || !shapes_broadcast(shapes, b) || b != shape) {
+    if (fancy)
+      raise_value_error("shape mismatch: value array of shape " + shape_text(a.array.shape()) +
+                        " could not be broadcast to indexing result of shape " + shape_text(shape));
+    raise_value_error("could not broadcast input array from shape " + shape_text(a.array.shape()) +
+                      " into shape " + shape_text(shape));
+  }
+  if (v.dtype() != t || overlaps(v, target)) {
+    temps.push_back(copy_as(v, t));
+    v = temps.back().view;
+  }
+  return broadcast_view(v, shape);
+}
+
+} // namespace
+
+py::object getitem(const Array& a, py::handle key) {
+  // Fast path: one integer or one slice on the first axis.
+  bool ell = false;
+  Applied ap = apply_key(a.view, parse_key(key), ell);
+  if (ap.adv.empty()) {
+    if (ap.view.ndim() == 0 && !ap.has_ellipsis && ap.only_integers) {
+      Array r = copy_as(ap.view, a.dtype());
+      r.scalar = true;
+      return wrap(std::move(r));
+    }
+    return wrap(view_of(a, ap.view));
+  }
+  Positions p = positions(ap);
+  Array out = new_array(a.dtype(), p.shape);
+  if (out.size() > 0) record(Opcode::GATHER, {out.view, ap.view, p.index.view});
+  return wrap(std::move(out));
+}
+
+void setitem(const Array& a, py::handle key, py::handle value) {
+  std::vector<Item> items = parse_key(key);
+  // a[mask] = scalar with a mask of a's shape: a lazy conditional scatter, no flush.
+  if (items.size() == 1 && items[0].kind == Item::mask && items[0].lazy_mask &&
+      items[0].lazy_mask->shape() == a.shape()) {
+    Arg v;
+    if (classify(value, v) == ArgStatus::ok && (!v.is_array || v.array.size() == 1)) {
+      std::vector<Array> temps;
+      Operand src;
+      if (v.is_array) {
+        View vv = v.array.view;
+        vv.shape.clear();
+        vv.stride.clear();
+        if (v.array.dtype() != a.dtype() || overlaps(vv, a.view)) {
+          temps.push_back(copy_as(vv, a.dtype()));
+          vv = temps.back().view;
+        }
+        src = broadcast_view(vv, a.shape());
+      } else {
+        // COND_SCATTER reads an array: a 0-d one holding the value, broadcast.
+        auto c = constant_for_loop(v, a.dtype());
+        if (!c) raise_int_out_of_bounds(v, a.dtype());
+        temps.push_back(new_array(a.dtype(), {}));
+        record_fill(temps.back().view, *c);
+        src = broadcast_view(temps.back().view, a.shape());
+      }
+      if (a.size() == 0) return;
+      Array idx = new_array(DType::INT64, a.shape());
+      record(Opcode::RANGE, {idx.view});
+      View mask = items[0].lazy_mask->view;
+      if (overlaps(mask, a.view)) {
+        temps.push_back(copy_as(mask, DType::BOOL));
+        mask = temps.back().view;
+      }
+      record(Opcode::COND_SCATTER, {a.view, src, idx.view, mask});
+      return;
+    }
+  }
+  bool ell = false;
+  Applied ap = apply_key(a.view, std::move(items), ell);
+  std::vector<Array> temps;
+  if (ap.adv.empty()) {
+    Operand src = assign_source(value, a.dtype(), ap.view.shape, ap.view, temps, false);
+    if (ap.view.size() == 0) return;
+    if (std::holds_alternative<Scalar>(src)) {
+      record_fill(ap.view, std::get<Scalar>(src));
+    } else {
+      record_copy(ap.view, std::get<View>(src));
+    }
+    return;
+  }
+  Positions p = positions(ap);
+  Operand src = assign_source(value, a.dtype(), p.shape, ap.view, temps, true);
+  if (p.index.size() == 0) return;
+  if (std::holds_alternative<Scalar>(src)) {
+    // SCATTER wants an array input: a broadcast 0-d array of the value.
+    Array c = new_array(a.dtype(), {});
+    record_fill(c.view, std::get<Scalar>(src));
+    temps.push_back(c);
+    src = broadcast_view(c.view, p.shape);
+  }
+  record(Opcode::SCATTER, {ap.view, std::get<View>(src), p.index.view});
+}
+
+} // namespace hassium::python

@@ -1,0 +1,27 @@
+// The pybind11 module hassium._hassium: assembles the bindings (see bindings.h).
+#include "bridge/python/bindings.h"
+#include "bridge/python/session.h"
+#include "core/error.h"
+
+#ifdef HASSIUM_HAVE_STACK
+#include "vem/stack.h"
+#endif
+
+PYBIND11_MODULE(_hassium, m) {
+  namespace hp = hassium::python;
+  m.doc() = "hassium's C++ core for Python: lazy arrays recording bytecode into the runtime";
+  hp::bind_ndarray(m);
+  hp::bind_ufuncs(m);
+  hp::bind_functions(m);
+  hp::bind_python_backend(m);
+  // Runtime errors (bad data found while executing, a bad configuration) keep the runtime
+  // usable; Python sees them as ValueError, like NumPy's data errors.
+  pybind11::register_exception<hassium::UserError>(m, "HassiumError", PyExc_ValueError);
+#ifdef HASSIUM_HAVE_STACK
+  // The engine, VEM and filters the configuration names ([stack], [fuser], [cpu], [memory]).
+  hassium::install_stack();
+  m.attr("have_stack") = true;
+#else
+  m.attr("have_stack") = false;
+#endif
+}

@@ -1,0 +1,43 @@
+// The Python frontend's link to the Runtime: new bases, recording, FREE at the last reference.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/instruction.h"
+
+namespace hassium::python {
+
+// Co-owned by every ndarray that views the base: when the last one dies, FREE is recorded.
+struct BaseOwner {
+  explicit BaseOwner(BasePtr b) : base(std::move(b)) {}
+  BaseOwner(const BaseOwner&) = delete;
+  BaseOwner& operator=(const BaseOwner&) = delete;
+  ~BaseOwner();
+  BasePtr base;
+};
+using OwnerPtr = std::shared_ptr<BaseOwner>;
+
+// A fresh base (unique name, no memory until the runtime writes it).
+OwnerPtr new_base(DType t, int64_t nelem);
+// Appends an instruction to the pending program; flushes when more than the threshold
+// ([python] flush_threshold) are pending.
+void record(Opcode op, std::vector<Operand> operands);
+// Runs everything pending.
+void flush();
+// Flushes and makes the base's memory hold its values; allocates the memory of a base nothing
+// ever wrote (numpy.empty), so that the frontend can always look at it.
+void sync(const BasePtr& base);
+// Instructions recorded since the last flush.
+size_t pending_count();
+void set_flush_threshold(int64_t n);
+int64_t flush_threshold();
+// Set when the interpreter shuts down: owners stop recording FREEs.
+void set_shutting_down();
+
+// Memory the frontend allocates itself (for arrays built from Python data): zero-filled,
+// 64-byte aligned, owned through base->external_owner.
+void allocate_external(Base& base);
+
+} // namespace hassium::python

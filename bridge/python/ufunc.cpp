@@ -1,0 +1,790 @@
+// Ufuncs: the table of NumPy ufuncs hassium records, calls with out/where/dtype, reductions.
+#include "bridge/python/ufunc.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "bridge/python/errors.h"
+#include "core/error.h"
+
+namespace hassium::python {
+
+namespace {
+
+using O = Opcode;
+using R = Recipe;
+
+std::vector<UfuncDef> build_table() {
+  constexpr double deg = std::numbers::pi / 180.0;
+  std::vector<UfuncDef> t = {
+      // binary arithmetic
+      {.name = "add",
+       .nin = 2,
+       .nout = 1,
+       .op = O::ADD,
+       .reduce_op = O::ADD_REDUCE,
+       .accumulate_op = O::ADD_ACCUMULATE},
+      {.name = "subtract", .nin = 2, .nout = 1, .op = O::SUBTRACT},
+      {.name = "multiply",
+       .nin = 2,
+       .nout = 1,
+       .op = O::MULTIPLY,
+       .reduce_op = O::MULTIPLY_REDUCE,
+       .accumulate_op = O::MULTIPLY_ACCUMULATE},
+      {.name = "divide", .nin = 2, .nout = 1, .op = O::DIVIDE},
+      {.name = "floor_divide", .nin = 2, .nout = 1, .op = O::FLOOR_DIVIDE},
+      {.name = "remainder", .nin = 2, .nout = 1, .op = O::MOD},
+      {.name = "fmod", .nin = 2, .nout = 1, .op = O::FMOD},
+      {.name = "divmod", .nin = 2, .nout = 2, .op = O::FLOOR_DIVIDE, .recipe = R::divmod},
+      {.name = "power", .nin = 2, .nout = 1, .op = O::POWER},
+      {.name = "float_power", .nin = 2, .nout = 1, .op = O::POWER},
+      {.name = "maximum", .nin = 2, .nout = 1, .op = O::MAXIMUM, .reduce_op = O::MAXIMUM_REDUCE},
+      {.name = "minimum", .nin = 2, .nout = 1, .op = O::MINIMUM, .reduce_op = O::MINIMUM_REDUCE},
+      {.name = "arctan2", .nin = 2, .nout = 1, .op = O::ARCTAN2},
+      {.name = "hypot", .nin = 2, .nout = 1, .op = O::HYPOT},
+      // bitwise and logical
+      {.name = "left_shift", .nin = 2, .nout = 1, .op = O::LEFT_SHIFT},
+      {.name = "right_shift", .nin = 2, .nout = 1, .op = O::RIGHT_SHIFT},
+      {.name = "bitwise_and",
+       .nin = 2,
+       .nout = 1,
+       .op = O::BITWISE_AND,
+       .reduce_op = O::BITWISE_AND_REDUCE},
+      {.name = "bitwise_or",
+       .nin = 2,
+       .nout = 1,
+       .op = O::BITWISE_OR,
+       .reduce_op = O::BITWISE_OR_REDUCE},
+      {.name = "bitwise_xor",
+       .nin = 2,
+       .nout = 1,
+       .op = O::BITWISE_XOR,
+       .reduce_op = O::BITWISE_XOR_REDUCE},
+      {.name = "logical_and",
+       .nin = 2,
+       .nout = 1,
+       .op = O::LOGICAL_AND,
+       .reduce_op = O::LOGICAL_AND_REDUCE},
+      {.name = "logical_or",
+       .nin = 2,
+       .nout = 1,
+       .op = O::LOGICAL_OR,
+       .reduce_op = O::LOGICAL_OR_REDUCE},
+      {.name = "logical_xor",
+       .nin = 2,
+       .nout = 1,
+       .op = O::LOGICAL_XOR,
+       .reduce_op = O::LOGICAL_XOR_REDUCE},
+      // comparisons
+      {.name = "equal", .nin = 2, .nout = 1, .op = O::EQUAL, .comparison = true},
+      {.name = "not_equal", .nin = 2, .nout = 1, .op = O::NOT_EQUAL, .comparison = true},
+      {.name = "greater", .nin = 2, .nout = 1, .op = O::GREATER, .comparison = true},
+      {.name = "greater_equal", .nin = 2, .nout = 1, .op = O::GREATER_EQUAL, .comparison = true},
+      {.name = "less", .nin = 2, .nout = 1, .op = O::LESS, .comparison = true},
+      {.name = "less_equal", .nin = 2, .nout = 1, .op = O::LESS_EQUAL, .comparison = true},
+      // unary
+      {.name = "negative", .nin = 1, .nout = 1, .op = O::NEGATIVE},
+      {.name = "positive", .nin = 1, .nout = 1, .op = O::IDENTITY, .recipe = R::copy},
+      {.name = "absolute", .nin = 1, .nout = 1, .op = O::ABSOLUTE},
+      {.name = "fabs", .nin = 1, .nout = 1, .op = O::ABSOLUTE},
+      {.name = "sign", .nin = 1, .nout = 1, .op = O::SIGN},
+      {.name = "logical_not", .nin = 1, .nout = 1, .op = O::LOGICAL_NOT},
+      {.name = "invert", .nin = 1, .nout = 1, .op = O::INVERT},
+      {.name = "sqrt", .nin = 1, .nout = 1, .op = O::SQRT},
+      {.name = "square", .nin = 1, .nout = 1, .op = O::MULTIPLY, .recipe = R::square},
+      {.name = "reciprocal", .nin = 1, .nout = 1, .op = O::DIVIDE, .recipe = R::reciprocal},
+      {.name = "exp", .nin = 1, .nout = 1, .op = O::EXP},
+      {.name = "exp2", .nin = 1, .nout = 1, .op = O::EXP2},
+      {.name = "expm1", .nin = 1, .nout = 1, .op = O::EXPM1},
+      {.name = "log", .nin = 1, .nout = 1, .op = O::LOG},
+      {.name = "log2", .nin = 1, .nout = 1, .op = O::LOG2},
+      {.name = "log10", .nin = 1, .nout = 1, .op = O::LOG10},
+      {.name = "log1p", .nin = 1, .nout = 1, .op = O::LOG1P},
+      {.name = "sin", .nin = 1, .nout = 1, .op = O::SIN},
+      {.name = "cos", .nin = 1, .nout = 1, .op = O::COS},
+      {.name = "tan", .nin = 1, .nout = 1, .op = O::TAN},
+      {.name = "arcsin", .nin = 1, .nout = 1, .op = O::ARCSIN},
+      {.name = "arccos", .nin = 1, .nout = 1, .op = O::ARCCOS},
+      {.name = "arctan", .nin = 1, .nout = 1, .op = O::ARCTAN},
+      {.name = "sinh", .nin = 1, .nout = 1, .op = O::SINH},
+      {.name = "cosh", .nin = 1, .nout = 1, .op = O::COSH},
+      {.name = "tanh", .nin = 1, .nout = 1, .op = O::TANH},
+      {.name = "arcsinh", .nin = 1, .nout = 1, .op = O::ARCSINH},
+      {.name = "arccosh", .nin = 1, .nout = 1, .op = O::ARCCOSH},
+      {.name = "arctanh", .nin = 1, .nout = 1, .op = O::ARCTANH},
+      {.name = "floor", .nin = 1, .nout = 1, .op = O::FLOOR, .on_integral = OnIntegral::copy},
+      {.name = "ceil", .nin = 1, .nout = 1, .op = O::CEIL, .on_integral = OnIntegral::copy},
+      {.name = "trunc", .nin = 1, .nout = 1, .op = O::TRUNC, .on_integral = OnIntegral::copy},
+      {.name = "rint", .nin = 1, .nout = 1, .op = O::RINT, .on_integral = OnIntegral::copy},
+      {.name = "isnan", .nin = 1, .nout = 1, .op = O::ISNAN, .on_integral = OnIntegral::all_false},
+      {.name = "isinf", .nin = 1, .nout = 1, .op = O::ISINF, .on_integral = OnIntegral::all_false},
+      {.name = "isfinite",
+       .nin = 1,
+       .nout = 1,
+       .op = O::ISFINITE,
+       .on_integral = OnIntegral::all_true},
+      {.name = "conjugate", .nin = 1, .nout = 1, .op = O::CONJ, .on_integral = OnIntegral::copy},
+      {.name = "deg2rad",
+       .nin = 1,
+       .nout = 1,
+       .op = O::MULTIPLY,
+       .recipe = R::scale,
+       .factor = deg},
+      {.name = "radians",
+       .nin = 1,
+       .nout = 1,
+       .op = O::MULTIPLY,
+       .recipe = R::scale,
+       .factor = deg},
+      {.name = "rad2deg",
+       .nin = 1,
+       .nout = 1,
+       .op = O::MULTIPLY,
+       .recipe = R::scale,
+       .factor = 1.0 / deg},
+      {.name = "degrees",
+       .nin = 1,
+       .nout = 1,
+       .op = O::MULTIPLY,
+       .recipe = R::scale,
+       .factor = 1.0 / deg},
+  };
+  for (size_t i = 0; i < t.size(); ++i) t[i].id = int(i);
+  return t;
+}
+
+PyObject* g_fallback = nullptr;
+
+bool sig_ok(Opcode op, std::initializer_list<DType> types) {
+  std::vector<DType> v(types);
+  return check_signature(op, v).empty();
+}
+
+bool is_real_or_integral(DType t) {
+  return !is_float(t) && !is_complex(t);
+}
+
+// Whether hassium can record the ufunc on this loop.
+bool supported(const UfuncDef& u, const Loop& l) {
+  DType a = l.in[0], b = l.in[1], o = l.out[0];
+  switch (u.recipe) {
+  case Recipe::op:
+    if (u.nin == 2 ? sig_ok(u.op, {o, a, b}) : sig_ok(u.op, {o, a})) return true;
+    if (u.on_integral == OnIntegral::none) return false;
+    if (u.op == Opcode::CONJ) return !is_complex(a) && o == a;
+    return is_real_or_integral(a);
+  case Recipe::copy:
+    return o == a;
+  case Recipe::square:
+    return sig_ok(Opcode::MULTIPLY, {o, a, a});
+  case Recipe::reciprocal:
+    return (is_float(a) || is_complex(a)) && sig_ok(Opcode::DIVIDE, {o, a, a});
+  case Recipe::scale:
+    return is_float(a) && sig_ok(Opcode::MULTIPLY, {o, a, a});
+  case Recipe::divmod:
+    return sig_ok(Opcode::FLOOR_DIVIDE, {l.out[0], a, b}) && sig_ok(Opcode::MOD, {l.out[1], a, b});
+  }
+  return false;
+}
+
+// Records the ufunc into the targets (one per output) from prepared inputs.
+void emit(const UfuncDef& u, const Loop& l, std::span<const View> targets,
+          std::span<const Operand> in) {
+  const View& t = targets[0];
+  if (t.size() == 0) return;
+  switch (u.recipe) {
+  case Recipe::op:
+    if (u.nin == 2 ? sig_ok(u.op, {l.out[0], l.in[0], l.in[1]})
+                   : sig_ok(u.op, {l.out[0], l.in[0]})) {
+      std::vector<Operand> ops{t};
+      ops.insert(ops.end(), in.begin(), in.end());
+      record(u.op, std::move(ops));
+      return;
+    }
+    switch (u.on_integral) {
+    case OnIntegral::copy:
+      record(Opcode::IDENTITY, {t, in[0]});
+      return;
+    case OnIntegral::all_false:
+      record_fill(t, Scalar::of_bool(false));
+      return;
+    case OnIntegral::all_true:
+      record_fill(t, Scalar::of_bool(true));
+      return;
+    case OnIntegral::none:
+      break;
+    }
+    break;
+  case Recipe::copy:
+    record(Opcode::IDENTITY, {t, in[0]});
+    return;
+  case Recipe::square:
+    record(Opcode::MULTIPLY, {t, in[0], in[0]});
+    return;
+  case Recipe::reciprocal:
+    record(Opcode::DIVIDE, {t, Scalar::of_int(1).cast(l.in[0]), in[0]});
+    return;
+  case Recipe::scale:
+    record(Opcode::MULTIPLY, {t, in[0], Scalar::of_float(u.factor, l.in[0])});
+    return;
+  case Recipe::divmod:
+    record(Opcode::FLOOR_DIVIDE, {t, in[0], in[1]});
+    record(Opcode::MOD, {targets[1], in[0], in[1]});
+    return;
+  }
+  HS_INTERNAL_ASSERT(false) << "ufunc " << u.name << " has no recording for its loop";
+}
+
+// A call after its arguments are parsed.
+struct Call {
+  std::vector<Arg> ins;
+  std::vector<std::optional<Array>> outs; // one per output; nullopt = allocate
+  std::optional<Arg> where;
+  std::optional<DType> dtype;
+  Casting casting = Casting::same_kind;
+};
+
+// An input view for an instruction writing `target`: cast to t, broadcast, and copied when it
+// overlaps the target without being identical to it.
+Operand prepare(const Arg& a, DType t, const View& target, std::vector<Array>& temps) {
+  if (!a.is_array) return *constant_for_loop(a, t);
+  View v = a.array.view;
+  if (a.array.dtype() != t) {
+    temps.push_back(copy_as(v, t));
+    v = temps.back().view;
+  }
+  View b = broadcast_view(v, target.shape);
+  if (!b.identical(target) && overlaps(b, target)) {
+    temps.push_back(copy_as(v, t));
+    b = broadcast_view(temps.back().view, target.shape);
+  }
+  return b;
+}
+
+[[noreturn]] void raise_output_cast(const UfuncDef& u, DType from, DType to, Casting c) {
+  static const char* names[] = {"no", "equiv", "safe", "same_kind", "unsafe"};
+  raise_type_error("Cannot cast ufunc '" + std::string(u.name) + "' output from " +
+                   dtype_repr(from) + " to " + dtype_repr(to) + " with casting rule '" +
+                   names[size_t(c)] + "'");
+}
+
+[[noreturn]] void raise_input_cast(const UfuncDef& u, int i, DType from, DType to, Casting c) {
+  static const char* names[] = {"no", "equiv", "safe", "same_kind", "unsafe"};
+  raise_type_error("Cannot cast ufunc '" + std::string(u.name) + "' input " + std::to_string(i) +
+                   " from " + dtype_repr(from) + " to " + dtype_repr(to) + " with casting rule '" +
+                   names[size_t(c)] + "'");
+}
+
+// Runs the call; nullopt when hassium cannot (the caller goes to NumPy). The results are the
+// outputs' arrays (given or fresh), one per output.
+std::optional<std::vector<Array>> apply(const UfuncDef& u, Call& c) {
+  TypeCode codes[2] = {c.ins[0].code, u.nin > 1 ? c.ins[1].code : TypeCode(0)};
+  auto loop = resolve_loop(u.id, u.name, u.nin, u.nout, {codes, size_t(u.nin)}, c.dtype);
+  if (!loop || !supported(u, *loop)) return std::nullopt;
+  for (int i = 0; i < u.nin; ++i) {
+    const Arg& a = c.ins[size_t(i)];
+    if (a.is_array) {
+      if (a.array.dtype() != loop->in[size_t(i)] &&
+          !can_cast(a.array.dtype(), loop->in[size_t(i)], c.casting))
+        raise_input_cast(u, i, a.array.dtype(), loop->in[size_t(i)], c.casting);
+    } else if (!constant_for_loop(a, loop->in[size_t(i)])) {
+      if (u.comparison) return std::nullopt; // NumPy compares out-of-range ints exactly
+      raise_int_out_of_bounds(a, loop->in[size_t(i)]);
+    }
+  }
+  // Shapes: inputs broadcast together, and to every given output's shape exactly.
+  std::vector<Dims> shapes;
+  for (const auto& a : c.ins) shapes.push_back(a.shape());
+  Dims bshape;
+  bool any_out = false;
+  for (const auto& o : c.outs) any_out |= o.has_value();
+  if (any_out) {
+    std::vector<Dims> all = shapes;
+    for (const auto& o : c.outs)
+      if (o) all.push_back(o->shape());
+    Dims full = broadcast_shapes(all);
+    bshape = broadcast_shapes(shapes);
+    for (const auto& o : c.outs)
+      if (o && o->shape() != full)
+        raise_value_error("non-broadcastable output operand with shape " + shape_text(o->shape()) +
+                          " doesn't match the broadcast shape " + shape_text(full));
+    bshape = full;
+  } else {
+    bshape = broadcast_shapes(shapes);
+  }
+  std::optional<View> mask;
+  std::vector<Array> temps;
+  if (c.where) {
+    const Arg& w = *c.where;
+    Dims ws[2] = {w.shape(), bshape};
+    Dims wb;
+    if (!shapes_broadcast(ws, wb) || wb != bshape)
+      raise_value_error("operands could not be broadcast together with shapes " +
+                        shape_text(w.shape()) + " " + shape_text(bshape) + " ");
+    if (w.is_array) {
+      View mv = w.array.view;
+      if (w.array.dtype() != DType::BOOL) {
+        temps.push_back(copy_as(mv, DType::BOOL));
+        mv = temps.back().view;
+      }
+      mask = broadcast_view(mv, bshape);
+    } else if (!w.value.as_bool()) {
+      // where=False: nothing is written.
+      std::vector<Array> res;
+      for (int k = 0; k < u.nout; ++k)
+        res.push_back(c.outs[size_t(k)] ? *c.outs[size_t(k)]
+                                        : new_array(loop->out[size_t(k)], bshape));
+      return res;
+    }
+  }
+  // Targets: the outputs themselves when their dtype is the loop's and no mask applies, else
+  // temporaries copied over afterwards. divmod always uses temporaries (two writes).
+  std::vector<Array> results, targets;
+  std::vector<bool> direct;
+  for (int k = 0; k < u.nout; ++k) {
+    DType lt = loop->out[size_t(k)];
+    const auto& o = c.outs[size_t(k)];
+    if (o) {
+      if (o->dtype() != lt && !can_cast(lt, o->dtype(), c.casting))
+        raise_output_cast(u, lt, o->dtype(), c.casting);
+      bool d = o->dtype() == lt && !mask && u.nout == 1;
+      results.push_back(*o);
+      targets.push_back(d ? *o : new_array(lt, bshape));
+      direct.push_back(d);
+    } else {
+      Array r = new_array(lt, bshape);
+      results.push_back(r);
+      targets.push_back(mask ? new_array(lt, bshape) : r);
+      direct.push_back(!mask);
+    }
+  }
+  std::vector<Operand> in;
+  for (int i = 0; i < u.nin; ++i)
+    in.push_back(prepare(c.ins[size_t(i)], loop->in[size_t(i)], targets[0].view, temps));
+  std::vector<View> tviews;
+  for (auto& t : targets) tviews.push_back(t.view);
+  emit(u, *loop, tviews, in);
+  for (int k = 0; k < u.nout; ++k) {
+    if (direct[size_t(k)]) continue;
+    const View& dst = results[size_t(k)].view;
+    View src = targets[size_t(k)].view;
+    if (!mask) {
+      record_copy(dst, src);
+      continue;
+    }
+    if (dst.size() == 0) continue;
+    if (src.dtype() != dst.dtype()) {
+      temps.push_back(copy_as(src, dst.dtype()));
+      src = temps.back().view;
+    }
+    Array idx = new_array(DType::INT64, bshape);
+    record(Opcode::RANGE, {idx.view});
+    record(Opcode::COND_SCATTER, {dst, src, idx.view, *mask});
+  }
+  return results;
+}
+
+Call parse_call(const UfuncDef& u, py::args args, py::kwargs kwargs, bool& ok,
+                std::vector<py::object>& out_objs) {
+  Call c;
+  ok = false;
+  size_t nargs = args.size();
+  if (nargs < size_t(u.nin) || nargs > size_t(u.nin + u.nout)) return c;
+  for (int i = 0; i < u.nin; ++i) {
+    Arg a;
+    if (classify(args[size_t(i)], a) != ArgStatus::ok) return c;
+    c.ins.push_back(std::move(a));
+  }
+  out_objs.assign(size_t(u.nout), py::none());
+  for (size_t i = size_t(u.nin); i < nargs; ++i) out_objs[i - size_t(u.nin)] = args[i];
+  for (auto item : kwargs) {
+    std::string key = py::str(item.first);
+    py::handle v = item.second;
+    if (key == "out") {
+      if (nargs > size_t(u.nin)) return c; // NumPy's error for out given twice
+      if (py::isinstance<py::tuple>(v)) {
+        auto t = py::reinterpret_borrow<py::tuple>(v);
+        if (t.size() != size_t(u.nout)) return c;
+        for (size_t k = 0; k < t.size(); ++k) out_objs[k] = t[k];
+      } else {
+        if (u.nout != 1) return c;
+        out_objs[0] = py::reinterpret_borrow<py::object>(v);
+      }
+    } else if (key == "where") {
+      if (v.ptr() == Py_True) continue;
+      Arg w;
+      if (classify(v, w) != ArgStatus::ok) return c;
+      c.where = std::move(w);
+    } else if (key == "dtype") {
+      if (v.is_none()) continue;
+      auto t = dtype_from_arg(v);
+      if (!t) return c;
+      c.dtype = t;
+    } else if (key == "casting") {
+      auto cs = parse_casting(py::str(v).cast<std::string>());
+      if (!cs) return c;
+      c.casting = *cs;
+    } else if (key == "order") {
+      std::string o = py::str(v);
+      if (o != "K" && o != "C" && o != "A") return c;
+    } else if (key == "subok") {
+      continue;
+    } else {
+      return c; // signature, axes, ...: NumPy
+    }
+  }
+  for (auto& o : out_objs) {
+    if (o.is_none()) {
+      c.outs.emplace_back();
+    } else if (is_ndarray(o)) {
+      c.outs.emplace_back(array_of(o));
+    } else {
+      return c; // a NumPy array as out: NumPy writes it
+    }
+  }
+  ok = true;
+  return c;
+}
+
+py::object numpy_ufunc(const UfuncDef& u) {
+  return py::module_::import("numpy").attr(u.name);
+}
+
+py::object results_object(const UfuncDef& u, std::vector<Array>& res,
+                          const std::vector<py::object>& out_objs) {
+  py::tuple t(size_t(u.nout));
+  for (int k = 0; k < u.nout; ++k) {
+    if (!out_objs[size_t(k)].is_none()) {
+      t[size_t(k)] = out_objs[size_t(k)];
+    } else {
+      res[size_t(k)].scalar = res[size_t(k)].ndim() == 0;
+      t[size_t(k)] = wrap(std::move(res[size_t(k)]));
+    }
+  }
+  if (u.nout == 1) return t[0];
+  return t;
+}
+
+} // namespace
+
+const std::vector<UfuncDef>& ufunc_table() {
+  static const std::vector<UfuncDef> t = build_table();
+  return t;
+}
+
+const UfuncDef* find_ufunc(std::string_view name) {
+  for (const auto& u : ufunc_table())
+    if (name == u.name) return &u;
+  return nullptr;
+}
+
+const UfuncDef& ufunc(std::string_view name) {
+  const UfuncDef* u = find_ufunc(name);
+  HS_INTERNAL_ASSERT(u) << "no ufunc " << name;
+  return *u;
+}
+
+void set_fallback_hook(py::object fn) {
+  Py_XDECREF(g_fallback);
+  g_fallback = fn.release().ptr();
+}
+
+py::object call_fallback(const char* name, const char* method, py::tuple args, py::dict kwargs) {
+  HS_INTERNAL_ASSERT(g_fallback) << "the hassium package did not install its fallback hook";
+  return py::reinterpret_borrow<py::object>(g_fallback)(name, method, args, kwargs);
+}
+
+py::object ufunc_call(const UfuncDef& u, py::args args, py::kwargs kwargs) {
+  bool ok = false;
+  std::vector<py::object> out_objs;
+  Call c = parse_call(u, args, kwargs, ok, out_objs);
+  if (ok) {
+    bool any_array = false;
+    for (const auto& a : c.ins) any_array |= a.is_array;
+    bool any_out = false;
+    for (const auto& o : c.outs) any_out |= o.has_value();
+    // Scalars only: NumPy computes them exactly as NumPy does, returning NumPy scalars.
+    if (!any_array && !any_out && !c.where) return numpy_ufunc(u)(*args, **kwargs);
+    if (auto res = apply(u, c)) return results_object(u, *res, out_objs);
+  }
+  return call_fallback(u.name, "__call__", args, kwargs);
+}
+
+py::object binary_operator(const UfuncDef& u, py::handle a, py::handle b) {
+  Call c;
+  c.ins.resize(2);
+  c.outs.resize(1);
+  ArgStatus sa = classify(a, c.ins[0]), sb = classify(b, c.ins[1]);
+  if (sa == ArgStatus::not_implemented || sb == ArgStatus::not_implemented)
+    return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  if (sa == ArgStatus::ok && sb == ArgStatus::ok) {
+    if (auto res = apply(u, c)) {
+      Array& r = (*res)[0];
+      r.scalar = r.ndim() == 0;
+      return wrap(std::move(r));
+    }
+  }
+  return call_fallback(u.name, "__call__", py::make_tuple(a, b), py::dict());
+}
+
+py::object inplace_operator(const UfuncDef& u, py::handle a, py::handle b) {
+  Call c;
+  c.ins.resize(2);
+  ArgStatus sa = classify(a, c.ins[0]), sb = classify(b, c.ins[1]);
+  if (sb == ArgStatus::not_implemented)
+    return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  c.outs.emplace_back(array_of(a));
+  if (sa == ArgStatus::ok && sb == ArgStatus::ok && apply(u, c))
+    return py::reinterpret_borrow<py::object>(a);
+  py::dict kw;
+  kw["out"] = py::make_tuple(a);
+  call_fallback(u.name, "__call__", py::make_tuple(a, b), kw);
+  return py::reinterpret_borrow<py::object>(a);
+}
+
+py::object unary_operator(const UfuncDef& u, py::handle a) {
+  Call c;
+  c.ins.resize(1);
+  c.outs.resize(1);
+  if (classify(a, c.ins[0]) == ArgStatus::ok) {
+    if (auto res = apply(u, c)) {
+      Array& r = (*res)[0];
+      r.scalar = r.ndim() == 0;
+      return wrap(std::move(r));
+    }
+  }
+  return call_fallback(u.name, "__call__", py::make_tuple(a), py::dict());
+}
+
+namespace {
+
+std::optional<Scalar> reduce_identity(Opcode op, DType t) {
+  switch (op) {
+  case Opcode::ADD_REDUCE:
+  case Opcode::BITWISE_OR_REDUCE:
+  case Opcode::BITWISE_XOR_REDUCE:
+  case Opcode::LOGICAL_OR_REDUCE:
+  case Opcode::LOGICAL_XOR_REDUCE:
+    return Scalar::of_int(0).cast(t);
+  case Opcode::MULTIPLY_REDUCE:
+    return Scalar::of_int(1).cast(t);
+  case Opcode::LOGICAL_AND_REDUCE:
+    return Scalar::of_bool(true).cast(t);
+  case Opcode::BITWISE_AND_REDUCE:
+    return Scalar::of_int(-1).cast(t);
+  default:
+    return std::nullopt;
+  }
+}
+
+Dims without(const Dims& d, int axis) {
+  Dims r;
+  for (int k = 0; k < int(d.size()); ++k)
+    if (k != axis) r.push_back(d[size_t(k)]);
+  return r;
+}
+
+// Axes from None / int / tuple of ints, normalized; raises AxisError and NumPy's duplicate error.
+std::vector<int> parse_axes(py::handle axis, int ndim) {
+  std::vector<int> axes;
+  if (axis.is_none()) {
+    for (int k = 0; k < ndim; ++k) axes.push_back(k);
+    return axes;
+  }
+  if (py::isinstance<py::tuple>(axis) || py::isinstance<py::list>(axis)) {
+    for (auto a : axis) axes.push_back(normalize_axis(index_value(a), ndim));
+  } else {
+    axes.push_back(normalize_axis(index_value(axis), ndim));
+  }
+  std::vector<int> sorted = axes;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    raise_value_error("duplicate value in 'axis'");
+  return axes;
+}
+
+// The operand as an Array (a constant becomes a 0-d array).
+std::optional<Array> as_array(py::handle obj) {
+  Arg a;
+  if (classify(obj, a) != ArgStatus::ok) return std::nullopt;
+  if (a.is_array) return a.array;
+  DType t = a.code < kNumDTypes    ? DType(a.code)
+            : a.code == kWeakInt   ? DType::INT64
+            : a.code == kWeakFloat ? DType::FLOAT64
+                                   : DType::COMPLEX128;
+  Array r = new_array(t, {});
+  record_fill(r.view, a.value.cast(t));
+  return r;
+}
+
+bool is_no_value(py::handle h) {
+  return h.is_none() || std::string(Py_TYPE(h.ptr())->tp_name) == "_NoValueType";
+}
+
+} // namespace
+
+Array reduce_array(const UfuncDef& u, const Array& a, std::vector<int> axes, DType t,
+                   bool keepdims) {
+  Opcode op = *u.reduce_op;
+  View v = a.view;
+  std::vector<Array> keep;
+  if (a.dtype() != t) {
+    keep.push_back(copy_as(v, t));
+    v = keep.back().view;
+  }
+  std::sort(axes.begin(), axes.end());
+  std::vector<int> original = axes;
+  if (int(axes.size()) == v.ndim() && v.ndim() > 1) {
+    Dims st;
+    Dims flat{v.size()};
+    if (reshape_strides(v, flat, st)) {
+      v.shape = flat;
+      v.stride = st;
+      axes = {0};
+    }
+  }
+  Array cur;
+  bool have = false;
+  for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
+    int ax = *it;
+    Array r = new_array(t, without(v.shape, ax));
+    if (v.size() == 0) {
+      if (r.size() > 0) {
+        auto id = reduce_identity(op, t);
+        if (!id) {
+          std::string name = u.name;
+          raise_value_error("zero-size array to reduction operation " + name +
+                            " which has no identity");
+        }
+        record_fill(r.view, *id);
+      }
+    } else {
+      record(op, {r.view, v, Scalar::of_int(ax)});
+    }
+    cur = r;
+    v = r.view;
+    have = true;
+  }
+  if (!have) cur = copy_as(v, t);
+  if (keepdims) {
+    Dims shape, stride;
+    size_t j = 0;
+    for (int k = 0; k < a.ndim(); ++k) {
+      if (std::binary_search(original.begin(), original.end(), k)) {
+        shape.push_back(1);
+        stride.push_back(0);
+      } else {
+        shape.push_back(cur.view.shape[j]);
+        stride.push_back(cur.view.stride[j]);
+        ++j;
+      }
+    }
+    cur.view.shape = shape;
+    cur.view.stride = stride;
+  }
+  return cur;
+}
+
+py::object ufunc_reduce(const UfuncDef& u, py::handle a_obj, py::handle axis, py::handle dtype,
+                        py::handle out, bool keepdims, py::handle initial, py::handle where) {
+  auto fallback = [&] {
+    py::dict kw;
+    kw["axis"] = axis;
+    kw["dtype"] = dtype;
+    kw["out"] = out;
+    kw["keepdims"] = keepdims;
+    if (!is_no_value(initial)) kw["initial"] = initial;
+    if (where.ptr() != Py_True) kw["where"] = where;
+    return call_fallback(u.name, "reduce", py::make_tuple(a_obj), kw);
+  };
+  if (!u.reduce_op || !is_no_value(initial) || where.ptr() != Py_True) return fallback();
+  if (!out.is_none() && !is_ndarray(out)) return fallback();
+  auto a = as_array(a_obj);
+  if (!a) return fallback();
+  std::optional<DType> forced;
+  if (!dtype.is_none()) {
+    forced = dtype_from_arg(dtype);
+    if (!forced) return fallback();
+  }
+  auto loop = resolve_reduce_loop(u.id, u.name, a->dtype(), forced);
+  if (!loop || loop->in[0] != loop->out[0] ||
+      !sig_ok(*u.reduce_op, {loop->out[0], loop->out[0], DType::INT64}))
+    return fallback();
+  if (a->ndim() == 0 && !axis.is_none()) {
+    // NumPy reduces a 0-d array over axis 0 or -1 too.
+    int64_t ax = py::isinstance<py::int_>(axis) ? axis.cast<int64_t>() : 1;
+    if (ax != 0 && ax != -1) raise_axis_error(ax, 0);
+  }
+  std::vector<int> axes = a->ndim() == 0 ? std::vector<int>{} : parse_axes(axis, a->ndim());
+  Array r = reduce_array(u, *a, axes, loop->out[0], keepdims);
+  if (!out.is_none()) {
+    Array& o = array_of(out);
+    if (o.shape() != r.shape())
+      raise_value_error("output parameter for reduction operation " + std::string(u.name) +
+                        " has the wrong shape: " + shape_text(o.shape()) + ", expected " +
+                        shape_text(r.shape()));
+    record_copy(o.view, r.view);
+    return py::reinterpret_borrow<py::object>(out);
+  }
+  r.scalar = r.ndim() == 0;
+  return wrap(std::move(r));
+}
+
+py::object ufunc_accumulate(const UfuncDef& u, py::handle a_obj, py::handle axis, py::handle dtype,
+                            py::handle out) {
+  auto fallback = [&] {
+    py::dict kw;
+    kw["axis"] =
+        axis.is_none() ? py::object(py::int_(0)) : py::reinterpret_borrow<py::object>(axis);
+    kw["dtype"] = dtype;
+    kw["out"] = out;
+    py::object arg = py::reinterpret_borrow<py::object>(a_obj);
+    if (axis.is_none()) arg = arg.attr("ravel")();
+    return call_fallback(u.name, "accumulate", py::make_tuple(arg), kw);
+  };
+  if (!u.accumulate_op) return fallback();
+  if (!out.is_none() && !is_ndarray(out)) return fallback();
+  auto a = as_array(a_obj);
+  if (!a) return fallback();
+  std::optional<DType> forced;
+  if (!dtype.is_none()) {
+    forced = dtype_from_arg(dtype);
+    if (!forced) return fallback();
+  }
+  auto loop = resolve_reduce_loop(u.id, u.name, a->dtype(), forced);
+  if (!loop || loop->in[0] != loop->out[0] ||
+      !sig_ok(*u.accumulate_op, {loop->out[0], loop->out[0], DType::INT64}))
+    return fallback();
+  DType t = loop->out[0];
+  View v = a->view;
+  std::vector<Array> keep;
+  if (axis.is_none() || v.ndim() == 0) {
+    Dims flat{v.size()}, st;
+    if (!reshape_strides(v, flat, st)) {
+      keep.push_back(copy_as(v, v.dtype()));
+      v = keep.back().view;
+      reshape_strides(v, flat, st);
+    }
+    v.shape = flat;
+    v.stride = st;
+  }
+  int ax = axis.is_none() ? 0 : normalize_axis(axis.cast<int64_t>(), v.ndim());
+  if (v.dtype() != t) {
+    keep.push_back(copy_as(v, t));
+    v = keep.back().view;
+  }
+  Array r = new_array(t, v.shape);
+  if (r.size() > 0) record(*u.accumulate_op, {r.view, v, Scalar::of_int(ax)});
+  if (!out.is_none()) {
+    Array& o = array_of(out);
+    if (o.shape() != r.shape())
+      raise_value_error("output parameter for accumulation has the wrong shape: " +
+                        shape_text(o.shape()) + ", expected " + shape_text(r.shape()));
+    record_copy(o.view, r.view);
+    return py::reinterpret_borrow<py::object>(out);
+  }
+  return wrap(std::move(r));
+}
+
+} // namespace hassium::python

@@ -1,0 +1,190 @@
+"""Indexing against NumPy: basic keys make views, integer and boolean arrays gather and scatter,
+setitem broadcasts, overlapping assignment copies like NumPy."""
+
+import numpy as np
+import pytest
+
+import hassium
+from helpers import assert_same, same_error
+
+BASIC_KEYS = [
+    0, -1, 2, slice(None), slice(1, None), slice(None, -1), slice(None, None, -1),
+    slice(4, 0, -2), slice(-3, None, 2), slice(10, 20), (1, 2), (-1, -1, -1), (slice(None), 1),
+    (Ellipsis, 1), (1, Ellipsis), (None, 1), (slice(None), None, slice(None, None, 2)),
+    (Ellipsis, None), (1, slice(1, 3), None, -1), (), Ellipsis, (slice(0, 0),), (None, None),
+    (slice(None, None, 3), slice(None, None, -1), slice(1, 2)),
+]
+
+
+@pytest.mark.parametrize("key", BASIC_KEYS, ids=repr)
+def test_basic_getitem_matches_numpy(key):
+    a = np.arange(5 * 4 * 3.0).reshape(5, 4, 3)
+    h = hassium.array(a)
+    assert_same(h[key], a[key])
+
+
+def test_basic_getitem_is_a_view():
+    a = np.arange(20.0).reshape(4, 5)
+    h = hassium.array(a)
+    v = h[1:3, ::2]
+    v[...] = -1
+    a[1:3, ::2] = -1
+    assert_same(h, a)
+    assert hassium._hassium.same_base(v, h)
+
+
+def test_integer_index_gives_scalar_copy():
+    a = np.arange(6.0)
+    h = hassium.array(a)
+    x = h[2]
+    h[2] = 100
+    assert float(x) == 2.0
+    assert repr(x) == repr(a[2])
+    e = h[2, ...]  # with an ellipsis NumPy returns a 0-d view
+    h[2] = 7
+    assert float(e) == 7.0
+
+
+@pytest.mark.parametrize("key", [(5,), (0, 7), (-6,), (0, 0, 0)], ids=repr)
+def test_out_of_range_and_too_many_indices(key):
+    a = np.zeros((5, 4))
+    e = same_error(lambda m, k: m.asarray(a)[k], key)
+    n_msg = None
+    try:
+        a[key]
+    except IndexError as ne:
+        n_msg = str(ne)
+    assert str(e) == n_msg
+
+
+def test_bad_index_types():
+    a = np.zeros((3, 3))
+    for key in ["x", 1.5, (Ellipsis, Ellipsis), np.array([1.0])]:
+        same_error(lambda m, k: m.asarray(a)[k], key)
+
+
+FANCY_KEYS = [
+    [0, 2], [[0, 1], [2, 3]], ([0, 1], [1, 2]), (slice(None), [0, 2]), (Ellipsis, [1, 0]),
+    ([1], slice(1, 3), [0]), (0, slice(None), [1, 2]), (None, [0, 1]), ([-1, -5],),
+    np.array([3, 0, 0]), (np.array([[0], [1]]), 0), ([], ), ([0, 1, 2], slice(None), 2),
+]
+
+
+@pytest.mark.parametrize("key", FANCY_KEYS, ids=repr)
+def test_integer_array_getitem(key):
+    a = np.arange(5 * 4 * 3).reshape(5, 4, 3)
+    h = hassium.array(a)
+    assert_same(h[key], a[key])
+
+
+@pytest.mark.parametrize("key", FANCY_KEYS, ids=repr)
+def test_integer_array_setitem(key):
+    a = np.arange(5 * 4 * 3).reshape(5, 4, 3)
+    h = hassium.array(a)
+    h[key] = -7
+    a[key] = -7
+    assert_same(h, a)
+    shape = a[key].shape
+    vals = np.arange(int(np.prod(shape))).reshape(shape) * 10
+    h[key] = hassium.array(vals)
+    a[key] = vals
+    assert_same(h, a)
+
+
+def test_fancy_errors():
+    a = np.zeros((3, 4))
+    e = same_error(lambda m: m.asarray(a)[[0, 1], [0, 1, 2]])
+    assert "shape mismatch: indexing arrays could not be broadcast together" in str(e)
+    e = same_error(lambda m: m.asarray(a)[[5]])
+    assert str(e) == "index 5 is out of bounds for axis 0 with size 3"
+
+
+def test_boolean_mask_get_and_set():
+    a = np.arange(12.0).reshape(3, 4)
+    h = hassium.array(a)
+    m = a > 4.5
+    hm = h > 4.5
+    assert_same(h[hm], a[m])
+    assert_same(h[m], a[m])
+    assert_same(h[np.array([True, False, True])], a[np.array([True, False, True])])
+    assert_same(h[1, a[1] > 5], a[1, a[1] > 5])
+    h[hm] = 0
+    a[m] = 0
+    assert_same(h, a)
+    h[h < 3] = h[h < 3] * 10 + 1
+    a[a < 3] = a[a < 3] * 10 + 1
+    assert_same(h, a)
+    x = hassium.array(np.arange(6.0))
+    xn = np.arange(6.0)
+    x[x > 2] = x[0]  # a 0-d hassium value
+    xn[xn > 2] = xn[0]
+    assert_same(x, xn)
+
+
+def test_boolean_mask_errors():
+    a = np.zeros((2, 3))
+    e = same_error(lambda m: m.asarray(a)[np.array([True])])
+    assert "boolean index did not match indexed array along axis 0" in str(e)
+
+
+def test_setitem_broadcasting_and_casting():
+    a = np.zeros((3, 4), np.int32)
+    h = hassium.array(a)
+    h[:, 1] = [1.7, 2.2, 3.9]
+    a[:, 1] = [1.7, 2.2, 3.9]
+    h[0] = np.arange(4)
+    a[0] = np.arange(4)
+    h[1:] = hassium.array([[5, 6, 7, 8]])
+    a[1:] = np.array([[5, 6, 7, 8]])
+    h[...] = h[::-1]
+    a[...] = a[::-1]
+    assert_same(h, a)
+    e = same_error(lambda m: m.zeros((2, 3)).__setitem__((slice(None), 0), m.ones(3)))
+    assert str(e) == "could not broadcast input array from shape (3,) into shape (2,)"
+    same_error(lambda m: m.zeros(3, m.uint8).__setitem__(0, 300))
+
+
+def test_overlapping_assignment_copies_like_numpy():
+    a = np.arange(10.0)
+    h = hassium.array(a)
+    h[1:] = h[:-1]
+    a[1:] = a[:-1]
+    assert_same(h, a)
+    h[:-2] = h[2:]
+    a[:-2] = a[2:]
+    assert_same(h, a)
+    b = np.arange(16.0).reshape(4, 4)
+    hb = hassium.array(b)
+    hb[...] = hb.T
+    b[...] = b.T.copy()
+    assert_same(hb, b)
+    hb[1:, 1:] += hb[:-1, :-1]
+    b[1:, 1:] += b[:-1, :-1]
+    assert_same(hb, b)
+    c = np.arange(8)
+    hc = hassium.array(c)
+    hc[[1, 2, 3]] = hc[[0, 1, 2]]
+    c[[1, 2, 3]] = c[[0, 1, 2]]
+    assert_same(hc, c)
+
+
+def test_index_with_hassium_integer_scalar():
+    a = np.arange(10) * 3
+    h = hassium.array(a)
+    i = h.argmax()
+    assert_same(h[i], a[a.argmax()])
+    assert_same(h[:i], a[:a.argmax()])
+
+
+def test_len_iter_and_contains():
+    a = np.arange(6).reshape(3, 2)
+    h = hassium.array(a)
+    assert len(h) == 3
+    rows = list(h)
+    assert len(rows) == 3
+    for r, n in zip(rows, a):
+        assert_same(r, n)
+    assert [int(x) for x in h[0]] == [0, 1]
+    assert 5 in h and 7 not in h
+    same_error(lambda m: len(m.zeros(())))
+    same_error(lambda m: iter(m.zeros(())))
