@@ -2,6 +2,8 @@
 #include "core/view.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <numeric>
 #include <sstream>
 #include <vector>
@@ -95,49 +97,39 @@ bool View::identical(const View& o) const {
 
 namespace {
 
-// A view reduced to its element set: positive strides sorted descending, no extent-1 or
-// stride-0 dimensions, adjacent dimensions that form one progression merged.
-struct Lattice {
-  int64_t offset = 0;
-  Dims extent, stride; // outermost first
-  int64_t span = 0;    // max element - offset
-
-  int64_t lo() const { return offset; }
-  int64_t hi() const { return offset + span; }
+// Overlap as an integer equation. With a's dimensions as +stride terms and b's as -stride
+// terms, the views meet iff  sum_m c_m * x_m = b.offset - a.offset  has a solution with every
+// 0 <= x_m < extent_m. Terms whose coefficients have the same magnitude merge into one
+// variable ranging over a contiguous interval (sums of bounded integers fill their range), so
+// views with the same strides (shifted views, the common case) reduce to one variable per
+// stride. The search then fixes the largest coefficient first, keeping only values that leave
+// the rest able to reach the target (interval bound) and that are congruent modulo the gcd of
+// the rest; two variables are solved exactly with the extended gcd.
+struct Term {
+  __int128 coef; // > 0
+  __int128 lo, hi;
 };
 
-Lattice normalize(const View& v) {
-  Lattice l;
-  l.offset = v.offset;
-  std::vector<std::pair<int64_t, int64_t>> dims; // (stride, extent)
-  for (size_t k = 0; k < v.shape.size(); ++k) {
-    int64_t e = v.shape[k], s = v.stride[k];
-    if (e == 1 || s == 0) continue;
-    if (s < 0) {
-      l.offset += s * (e - 1);
-      s = -s;
-    }
-    dims.emplace_back(s, e);
-  }
-  std::sort(dims.begin(), dims.end(), [](auto& a, auto& b) { return a.first > b.first; });
-  for (auto [s, e] : dims) {
-    if (!l.stride.empty() && l.stride.back() == s * e) { // the outer one continues this one
-      l.extent.back() *= e;
-      l.stride.back() = s;
-      continue;
-    }
-    l.stride.push_back(s);
-    l.extent.push_back(e);
-  }
-  for (size_t k = 0; k < l.stride.size(); ++k) l.span += l.stride[k] * (l.extent[k] - 1);
-  return l;
+// Floor and ceiling division (denominator > 0).
+__int128 floor_div(__int128 a, __int128 b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+__int128 ceil_div(__int128 a, __int128 b) {
+  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
 }
 
-// Floor and ceiling division for possibly negative numerators (denominator > 0).
-__int128 floor_div(__int128 a, __int128 b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-__int128 ceil_div(__int128 a, __int128 b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+__int128 gcd128(__int128 a, __int128 b) {
+  if (a < 0) a = -a;
+  if (b < 0) b = -b;
+  while (b != 0) {
+    __int128 t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
 
-// Extended gcd: returns g and x, y with a*x + b*y = g.
+// Extended gcd: returns g and x, y with a*x + b*y = g (a, b >= 0).
 __int128 ext_gcd(__int128 a, __int128 b, __int128& x, __int128& y) {
   if (b == 0) {
     x = 1;
@@ -151,56 +143,81 @@ __int128 ext_gcd(__int128 a, __int128 b, __int128& x, __int128& y) {
   return g;
 }
 
-// Do {a0 + s*i : 0<=i<n} and {b0 + t*j : 0<=j<m} meet? (s, t > 0; n, m >= 1)
-bool progressions_meet(int64_t a0, int64_t s, int64_t n, int64_t b0, int64_t t, int64_t m) {
+// Does p*u + q*w = d have a solution with u in [ulo, uhi], w in [wlo, whi]? (p, q > 0)
+bool solve_two(const Term& t1, const Term& t2, __int128 d) {
   __int128 x, y;
-  __int128 g = ext_gcd(s, t, x, y);
-  __int128 d = __int128(b0) - a0; // need s*i - t*j = d
+  __int128 g = ext_gcd(t1.coef, t2.coef, x, y);
   if (d % g != 0) return false;
-  __int128 i0 = x * (d / g), j0 = -y * (d / g); // s*i0 - t*j0 = d
-  __int128 di = t / g, dj = s / g;              // i = i0 + di*k, j = j0 + dj*k
-  __int128 klo = std::max(ceil_div(-i0, di), ceil_div(-j0, dj));
-  __int128 khi = std::min(floor_div(n - 1 - i0, di), floor_div(m - 1 - j0, dj));
+  __int128 u0 = x * (d / g), w0 = y * (d / g); // one solution
+  __int128 du = t2.coef / g, dw = t1.coef / g; // u = u0 + du*k, w = w0 - dw*k
+  __int128 klo = std::max(ceil_div(t1.lo - u0, du), ceil_div(w0 - t2.hi, dw));
+  __int128 khi = std::min(floor_div(t1.hi - u0, du), floor_div(w0 - t2.lo, dw));
   return klo <= khi;
 }
 
-Lattice drop_outer(const Lattice& l, int64_t i) {
-  Lattice r;
-  r.offset = l.offset + i * l.stride[0];
-  r.extent.assign(l.extent.begin() + 1, l.extent.end());
-  r.stride.assign(l.stride.begin() + 1, l.stride.end());
-  r.span = l.span - l.stride[0] * (l.extent[0] - 1);
-  return r;
-}
+struct Solver {
+  std::vector<Term> terms;                          // coefficients strictly decreasing
+  std::vector<__int128> rest_lo, rest_hi, rest_gcd; // of terms[m+1..]
+  int64_t budget = 100000;                          // search nodes before giving up
 
-bool lattices_meet(const Lattice& a, const Lattice& b) {
-  if (a.hi() < b.lo() || b.hi() < a.lo()) return false;
-  if (a.extent.size() <= 1 && b.extent.size() <= 1) {
-    int64_t s = a.extent.empty() ? 1 : a.stride[0], n = a.extent.empty() ? 1 : a.extent[0];
-    int64_t t = b.extent.empty() ? 1 : b.stride[0], m = b.extent.empty() ? 1 : b.extent[0];
-    return progressions_meet(a.offset, s, n, b.offset, t, m);
+  // Can terms[m..] reach d?
+  bool solve(size_t m, __int128 d) {
+    if (m == terms.size()) return d == 0;
+    const Term& t = terms[m];
+    if (m + 1 == terms.size()) return d % t.coef == 0 && d / t.coef >= t.lo && d / t.coef <= t.hi;
+    if (m + 2 == terms.size()) return solve_two(t, terms[m + 1], d);
+    __int128 zlo = std::max(t.lo, ceil_div(d - rest_hi[m], t.coef));
+    __int128 zhi = std::min(t.hi, floor_div(d - rest_lo[m], t.coef));
+    if (zlo > zhi) return false;
+    // c*z = d (mod g): z = z0 (mod g/g2) with g2 = gcd(c, g).
+    __int128 g = rest_gcd[m], g2 = gcd128(t.coef, g);
+    if (d % g2 != 0) return false;
+    __int128 mod = g / g2, x, y;
+    ext_gcd(t.coef / g2 % mod, mod, x, y); // inverse of c/g2 modulo mod
+    __int128 z0 = ((d / g2) % mod * (x % mod) % mod + mod) % mod;
+    __int128 first = zlo + ((z0 - zlo) % mod + mod) % mod;
+    for (__int128 z = first; z <= zhi; z += mod) {
+      if (--budget < 0) return true; // too hard: answer conservatively (they may overlap)
+      if (solve(m + 1, d - t.coef * z)) return true;
+    }
+    return false;
   }
-  // Split the view with more dimensions along its outer one; visit only the slices whose
-  // interval meets the other view's interval.
-  bool split_a = a.extent.size() > b.extent.size() ||
-                 (a.extent.size() == b.extent.size() && a.stride[0] >= b.stride[0]);
-  const Lattice& x = split_a ? a : b;
-  const Lattice& y = split_a ? b : a;
-  int64_t s0 = x.stride[0];
-  int64_t rest = x.span - s0 * (x.extent[0] - 1);
-  __int128 ilo = std::max<__int128>(0, ceil_div(__int128(y.lo()) - x.offset - rest, s0));
-  __int128 ihi = std::min<__int128>(x.extent[0] - 1, floor_div(__int128(y.hi()) - x.offset, s0));
-  for (__int128 i = ilo; i <= ihi; ++i)
-    if (lattices_meet(drop_outer(x, int64_t(i)), y)) return true;
-  return false;
-}
+};
 
 } // namespace
 
 bool overlaps(const View& a, const View& b) {
   if (a.base != b.base || a.size() == 0 || b.size() == 0) return false;
   if (a.max_index() < b.min_index() || b.max_index() < a.min_index()) return false;
-  return lattices_meet(normalize(a), normalize(b));
+  // Gather the terms; negative strides are flipped by moving the offset to the low end.
+  std::map<__int128, Term, std::greater<>> by_coef;
+  __int128 d = __int128(b.min_index()) - a.min_index();
+  auto add = [&](const View& v, int sign) {
+    for (size_t k = 0; k < v.shape.size(); ++k) {
+      int64_t e = v.shape[k], s = v.stride[k] < 0 ? -v.stride[k] : v.stride[k];
+      if (e == 1 || s == 0) continue;
+      Term& t = by_coef.try_emplace(s, Term{s, 0, 0}).first->second;
+      if (sign > 0)
+        t.hi += e - 1;
+      else
+        t.lo -= e - 1;
+    }
+  };
+  add(a, +1);
+  add(b, -1);
+  Solver solver;
+  for (auto& [c, t] : by_coef) solver.terms.push_back(t);
+  size_t n = solver.terms.size();
+  solver.rest_lo.assign(n, 0);
+  solver.rest_hi.assign(n, 0);
+  solver.rest_gcd.assign(n, 0);
+  for (size_t m = n; m-- > 1;) {
+    const Term& t = solver.terms[m];
+    solver.rest_lo[m - 1] = solver.rest_lo[m] + t.coef * t.lo;
+    solver.rest_hi[m - 1] = solver.rest_hi[m] + t.coef * t.hi;
+    solver.rest_gcd[m - 1] = gcd128(solver.rest_gcd[m], t.coef);
+  }
+  return solver.solve(0, d);
 }
 
 } // namespace hassium

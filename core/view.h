@@ -46,8 +46,10 @@ struct View {
   bool operator==(const View& o) const { return identical(o); }
 };
 
-// Exact overlap test: the views share a base and at least one element index.
-// A cheap interval test first; when intervals meet, an exact lattice test.
+// Overlap test: the views share a base and at least one element index. A cheap interval
+// test first; when intervals meet, an exact integer-equation search (core/view.cpp). Only if
+// that search exceeds its budget (100000 nodes, crafted views with many unrelated strides)
+// does it answer "overlap" without proof: the safe answer for dependencies and fusion.
 bool overlaps(const View& a, const View& b);
 
 } // namespace hassium

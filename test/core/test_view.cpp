@@ -90,3 +90,13 @@ TEST_CASE("overlap agrees with brute force on random views") {
     REQUIRE(overlaps(x, y) == brute);
   }
 }
+
+TEST_CASE("overlap of huge shifted views is decided without enumerating") {
+  auto b = make_base("A", DType::INT8, 1000000000000000000);
+  View x = make(b, 0, {1000000000, 2}, {1000000000, 1});
+  View y = make(b, 2, {1000000000, 2}, {1000000000, 1});
+  CHECK_FALSE(overlaps(x, y));
+  CHECK(overlaps(x, make(b, 1, {1000000000, 2}, {1000000000, 1})));
+  CHECK(overlaps(x, make(b, 1000000001, {5}, {1})));
+  CHECK_FALSE(overlaps(make(b, 0, {1000000000}, {2}), make(b, 1, {1000000000}, {2})));
+}
