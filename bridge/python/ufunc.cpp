@@ -262,18 +262,22 @@ Operand prepare(const Arg& a, DType t, const View& target, std::vector<Array>& t
   return b;
 }
 
+// NumPy's own exception (numpy._core._exceptions._UFuncOutputCastingError, a TypeError), with
+// NumPy's message; a plain TypeError if NumPy's private class cannot be found.
 [[noreturn]] void raise_output_cast(const UfuncDef& u, DType from, DType to, Casting c) {
   static const char* names[] = {"no", "equiv", "safe", "same_kind", "unsafe"};
-  raise_type_error("Cannot cast ufunc '" + std::string(u.name) + "' output from " +
-                   dtype_repr(from) + " to " + dtype_repr(to) + " with casting rule '" +
-                   names[size_t(c)] + "'");
-}
-
-[[noreturn]] void raise_input_cast(const UfuncDef& u, int i, DType from, DType to, Casting c) {
-  static const char* names[] = {"no", "equiv", "safe", "same_kind", "unsafe"};
-  raise_type_error("Cannot cast ufunc '" + std::string(u.name) + "' input " + std::to_string(i) +
-                   " from " + dtype_repr(from) + " to " + dtype_repr(to) + " with casting rule '" +
-                   names[size_t(c)] + "'");
+  try {
+    py::object cls =
+        py::module_::import("numpy._core._exceptions").attr("_UFuncOutputCastingError");
+    py::object err = cls(py::module_::import("numpy").attr(u.name), names[size_t(c)],
+                         numpy_dtype(from), numpy_dtype(to), 0);
+    PyErr_SetObject(cls.ptr(), err.ptr());
+  } catch (py::error_already_set&) {
+    raise_type_error("Cannot cast ufunc '" + std::string(u.name) + "' output from " +
+                     dtype_repr(from) + " to " + dtype_repr(to) + " with casting rule '" +
+                     names[size_t(c)] + "'");
+  }
+  throw py::error_already_set();
 }
 
 // Runs the call; nullopt when hassium cannot (the caller goes to NumPy). The results are the
@@ -283,12 +287,9 @@ std::optional<std::vector<Array>> apply(const UfuncDef& u, Call& c) {
   auto loop = resolve_loop(u.id, u.name, u.nin, u.nout, {codes, size_t(u.nin)}, c.dtype);
   if (!loop || !supported(u, *loop)) return std::nullopt;
   for (int i = 0; i < u.nin; ++i) {
+    // (NumPy's resolution already checked that the inputs cast to the loop.)
     const Arg& a = c.ins[size_t(i)];
-    if (a.is_array) {
-      if (a.array.dtype() != loop->in[size_t(i)] &&
-          !can_cast(a.array.dtype(), loop->in[size_t(i)], c.casting))
-        raise_input_cast(u, i, a.array.dtype(), loop->in[size_t(i)], c.casting);
-    } else if (!constant_for_loop(a, loop->in[size_t(i)])) {
+    if (!a.is_array && !constant_for_loop(a, loop->in[size_t(i)])) {
       if (u.comparison) return std::nullopt; // NumPy compares out-of-range ints exactly
       raise_int_out_of_bounds(a, loop->in[size_t(i)]);
     }

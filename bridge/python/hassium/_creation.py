@@ -142,20 +142,20 @@ def arange(start_or_stop, /, stop=None, step=None, *, dtype=None, device=None, l
     n = max(0, math.ceil((stop - start) / step))
     if dt.kind not in "iuf":
         return _fallback.run(_np.arange, "arange", (start, stop, step), {"dtype": dtype})
+    # NumPy fills first + i * delta in the dtype, with first and delta taken from its first two
+    # elements; a two-element NumPy arange gives them exactly (and NumPy's errors).
+    head = _np.arange(start, start + 2 * step, step, dtype=dt)
+    first = head[0].item() if head.size else 0
+    delta = (head[1] - head[0]).item() if head.size > 1 else step
     if dt.kind == "f":
-        # NumPy fills start + i * delta with delta = (start + step) - start in the dtype.
-        delta = (_np.array(start, dt) + _np.array(step, dt)).item() - _np.array(start, dt).item()
         r = _hassium.range(n, dt)
-        if delta != 1:
-            r = _uf["multiply"](r, delta)
-        if start != 0:
-            r = _uf["add"](r, start)
-        return r.astype(dt, copy=False)
-    r = _hassium.range(n, "int64" if dt.kind == "i" else "uint64")
-    if step != 1:
-        r = _uf["multiply"](r, step)
-    if start != 0:
-        r = _uf["add"](r, start)
+    else:
+        r = _hassium.range(n, "int64")
+        delta, first = int(delta), int(first)
+    if delta != 1:
+        r = _uf["multiply"](r, delta)
+    if first != 0:
+        r = _uf["add"](r, first)
     return r.astype(dt, copy=False)
 
 
