@@ -77,3 +77,53 @@ inline void run_singletons(Engine& engine, const Program& prog) {
 }
 
 } // namespace hassium::test
+
+namespace hassium::test {
+
+// Element at row-major position `pos` of a view.
+template <typename T> T& element(const View& v, int64_t pos) {
+  return static_cast<T*>(v.base->data)[v.index_of_flat(pos)];
+}
+
+// Sets every element of a view to f(row-major position).
+template <typename T, typename F> void fill(const View& v, F f) {
+  for (int64_t i = 0; i < v.size(); ++i) element<T>(v, i) = T(f(i));
+}
+
+// The row-major multi-index of a position in a shape.
+inline Dims unflatten(const Dims& shape, int64_t pos) {
+  Dims idx(shape.size());
+  for (size_t k = shape.size(); k-- > 0;) {
+    idx[k] = pos % shape[k];
+    pos /= shape[k];
+  }
+  return idx;
+}
+
+// The row-major position of a multi-index with dimension `skip` removed (a reduction's output).
+inline int64_t flatten_without(const Dims& shape, const Dims& idx, int skip) {
+  int64_t pos = 0;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (int(k) == skip) continue;
+    pos = pos * shape[k] + idx[k];
+  }
+  return pos;
+}
+
+inline Dims without(const Dims& shape, int axis) {
+  Dims d = shape;
+  d.erase(d.begin() + axis);
+  return d;
+}
+
+} // namespace hassium::test
+
+// Checks one element of a large result: Catch only sees (and reports, with `what`) a failure,
+// so loops over millions of elements stay fast.
+#define HS_REQUIRE_ELEMENT(cond, what)                                                             \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      INFO(what);                                                                                  \
+      REQUIRE(cond);                                                                               \
+    }                                                                                              \
+  } while (false)

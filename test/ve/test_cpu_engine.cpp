@@ -27,7 +27,8 @@ TEST_CASE("cpu engine: triad fused with a contracted temporary", "[ve][cpu]") {
   run_all(*engine, p, {t.get()});
   CHECK(t->data == nullptr);
   for (int64_t i = 0; i < n; ++i)
-    REQUIRE(data_of<double>(a)[i] == double(i) + 3.0 * (0.5 * double(i % 17)));
+    HS_REQUIRE_ELEMENT(data_of<double>(a)[i] == double(i) + 3.0 * (0.5 * double(i % 17)),
+                       "element " << i);
   EngineStats s = engine->stats();
   CHECK(s.blocks_executed == 1);
   CHECK(s.kernels_compiled == 1);
@@ -47,5 +48,6 @@ TEST_CASE("cpu engine: in-place update reads the old value", "[ve][cpu]") {
                                                           Scalar::of_int(1, DType::INT32)});
   auto engine = test_engine();
   run_all(*engine, p);
-  for (int64_t i = 0; i < n; ++i) REQUIRE(data_of<int32_t>(a)[i] == int32_t(2 * i + 1));
+  for (int64_t i = 0; i < n; ++i)
+    HS_REQUIRE_ELEMENT(data_of<int32_t>(a)[i] == int32_t(2 * i + 1), "element " << i);
 }
