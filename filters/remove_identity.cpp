@@ -1,0 +1,124 @@
+// remove_identity: drops a whole-base copy `IDENTITY B, A` that only renames a temporary.
+//
+// Contract: a copy whose output and input each cover a whole base (contiguous from element 0),
+// with the same dtype (no cast), the same number of elements and the same shape, is removed
+// in one of two ways, tried in this order:
+//   forward  (B is the temporary)  B is FREEd later in the program and not SYNCed after the
+//            copy; A is neither read, written nor SYNCed after the copy but is FREEd. The copy
+//            becomes `FREE B`, every later use of B a use of A (B's FREE frees A), and A's own
+//            FREE is dropped.
+//   backward (A is the temporary)  A's first access in the program writes all of it; A is
+//            FREEd after the copy and not otherwise used after it nor SYNCed; B is not used
+//            between that first write and the copy. The instructions from A's first write up
+//            to the copy write and read B instead; the copy is dropped (A's FREE stays: A may
+//            hold a buffer from an earlier flush).
+// Forward is the copy `T2 = T1` of two temporaries; backward is `x[...] = expression` (the
+// expression's temporary written straight into x). Either way one full read and write of the
+// array disappears, and no base that outlives the program or is SYNCed changes identity.
+// Complexity: O(instructions x rewritten copies) (the access index is rebuilt per rewrite).
+#include <unordered_map>
+
+#include "filters/filters.h"
+#include "filters/rewrite.h"
+
+namespace hassium {
+
+namespace {
+
+using filters::reads;
+using filters::touches;
+using filters::writes;
+
+struct Uses {
+  std::vector<size_t> at; // instruction indices that touch the base, in order
+  long free_at = -1;
+  bool synced = false;
+};
+
+std::unordered_map<const Base*, Uses> index_uses(const Program& p, const std::vector<bool>& drop) {
+  std::unordered_map<const Base*, Uses> uses;
+  for (size_t i = 0; i < p.instrs.size(); ++i) {
+    if (drop[i]) continue;
+    const Instruction& ins = p.instrs[i];
+    const Base* last = nullptr;
+    for (size_t k = 0; k < ins.operands.size(); ++k) {
+      if (!ins.is_view(k)) continue;
+      const Base* b = ins.view(k).base.get();
+      if (b == last) continue;
+      Uses& u = uses[b];
+      if (u.at.empty() || u.at.back() != i) u.at.push_back(i);
+      last = b;
+    }
+    if (ins.op == Opcode::FREE) uses[ins.out().base.get()].free_at = long(i);
+    if (ins.op == Opcode::SYNC) uses[ins.out().base.get()].synced = true;
+  }
+  return uses;
+}
+
+bool is_rename_copy(const Instruction& ins) {
+  if (ins.op != Opcode::IDENTITY || !ins.is_view(1)) return false;
+  const View &b = ins.out(), &a = ins.view(1);
+  return b.base != a.base && a.dtype() == b.dtype() && a.base->nelem == b.base->nelem &&
+         a.shape == b.shape && filters::covers_base(a) && filters::covers_base(b);
+}
+
+// Uses of `base` strictly after i other than its FREE.
+bool used_after(const Program& p, const Uses& u, size_t i) {
+  for (size_t j : u.at)
+    if (j > i && p.instrs[j].op != Opcode::FREE) return true;
+  return false;
+}
+
+bool synced_after(const Program& p, const Uses& u, size_t i) {
+  for (size_t j : u.at)
+    if (j > i && p.instrs[j].op == Opcode::SYNC) return true;
+  return false;
+}
+
+bool try_forward(Program& p, size_t i, std::unordered_map<const Base*, Uses>& uses,
+                 std::vector<bool>& drop) {
+  const Instruction& copy = p.instrs[i];
+  BasePtr b = copy.out().base, a = copy.view(1).base;
+  const Uses &ub = uses[b.get()], &ua = uses[a.get()];
+  if (ub.free_at < long(i) || synced_after(p, ub, i)) return false;
+  if (ua.free_at < long(i) || ua.synced || used_after(p, ua, i)) return false;
+  drop[size_t(ua.free_at)] = true;
+  p.instrs[i] = filters::free_of(b);
+  for (size_t j : ub.at)
+    if (j > i) filters::rename_base(p.instrs[j], b.get(), a);
+  return true;
+}
+
+bool try_backward(Program& p, size_t i, std::unordered_map<const Base*, Uses>& uses,
+                  std::vector<bool>& drop) {
+  const Instruction& copy = p.instrs[i];
+  BasePtr b = copy.out().base, a = copy.view(1).base;
+  const Uses &ub = uses[b.get()], &ua = uses[a.get()];
+  if (ua.free_at < long(i) || ua.synced || used_after(p, ua, i)) return false;
+  size_t first = ua.at.front();
+  const Instruction& f = p.instrs[first];
+  if (first >= i || !writes(f, a.get()) || reads(f, a.get()) || !filters::covers_base(f.out()))
+    return false;
+  for (size_t j : ub.at)
+    if (j >= first && j < i) return false;
+  drop[i] = true;
+  for (size_t j : ua.at)
+    if (j < i) filters::rename_base(p.instrs[j], a.get(), b);
+  return true;
+}
+
+} // namespace
+
+Program remove_identity(Program p) {
+  std::vector<bool> drop(p.instrs.size(), false);
+  auto uses = index_uses(p, drop);
+  for (size_t i = 0; i < p.instrs.size(); ++i) {
+    if (drop[i] || !is_rename_copy(p.instrs[i])) continue;
+    if (try_forward(p, i, uses, drop) || try_backward(p, i, uses, drop))
+      uses = index_uses(p, drop); // bases changed hands
+  }
+  filters::erase_marked(p, drop);
+  return p;
+}
+
+} // namespace hassium
