@@ -38,6 +38,11 @@ std::unique_ptr<CostModel> make_cost_model(std::string_view name, const AccessTa
   return find_cost_model(name).make(t);
 }
 
+std::string_view cost_model_unit(std::string_view name) {
+  static const AccessTable empty;
+  return make_cost_model(name, empty)->unit(); // units are literals
+}
+
 bool may_contract(std::span<const BasePart> placed, const BasePart& rest) {
   uint8_t all = rest.flags;
   for (const BasePart& p : placed) all |= p.flags;

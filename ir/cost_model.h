@@ -70,6 +70,8 @@ std::span<const CostModelEntry> cost_model_registry();
 std::vector<std::string> cost_model_names();
 // The registry entry of that name; UserError listing the valid names when unknown.
 const CostModelEntry& find_cost_model(std::string_view name);
+// The unit of the named model's costs ("bytes", ...).
+std::string_view cost_model_unit(std::string_view name);
 // The named model for this program; UserError listing the valid names when unknown.
 std::unique_ptr<CostModel> make_cost_model(std::string_view name, const AccessTable& t);
 

@@ -1,0 +1,188 @@
+// Tests of ir/merge_cache.cpp: canonical keys, hits and misses, eviction, the on-disk store
+// (round trip, atomic files, corrupt or truncated files ignored).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "fusion_programs.h"
+#include "ir/fuser.h"
+#include "ir/merge_cache.h"
+
+using namespace hassium;
+using test::ProgramBuilder;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A loop body as a frontend would record it: fresh temporaries, the same shapes.
+Program iteration(const std::string& prefix, double constant, int64_t offset = 0) {
+  ProgramBuilder b;
+  auto X = b.base(prefix + "X", 8), T = b.base(prefix + "T", 4), Y = b.base(prefix + "Y", 4);
+  using P = ProgramBuilder;
+  b.op(Opcode::MULTIPLY, {P::whole(T), P::view(X, offset, 4), P::f64(constant)});
+  b.op(Opcode::ADD, {P::whole(Y), P::whole(T), P::view(X, 4, 4)});
+  b.free(T);
+  b.sync(Y);
+  return std::move(b.p);
+}
+
+MergeCache::Options on_disk(const fs::path& dir) {
+  MergeCache::Options o;
+  o.dir = dir.string();
+  return o;
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("hassium-merge-cache-" + std::to_string(::getpid()) + "-" +
+                                        std::to_string(reinterpret_cast<uintptr_t>(this)));
+    fs::remove_all(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::vector<fs::path> files() const {
+    std::vector<fs::path> out;
+    if (fs::exists(path))
+      for (const auto& e : fs::directory_iterator(path)) out.push_back(e.path());
+    return out;
+  }
+};
+
+} // namespace
+
+TEST_CASE("keys rename bases and ignore constant values") {
+  FuserOptions o;
+  CHECK(MergeCache::key(iteration("a", 1.0), o) == MergeCache::key(iteration("b", 2.5), o));
+  CHECK(MergeCache::key(iteration("a", 1.0), o) != MergeCache::key(iteration("a", 1.0, 1), o));
+  // The constant's type is part of the key.
+  Program p = iteration("a", 1.0);
+  std::get<Scalar>(p.instrs[0].operands[2]) = Scalar::of_float(1.0, DType::FLOAT32);
+  CHECK(MergeCache::key(p, o) != MergeCache::key(iteration("a", 1.0), o));
+  // Options are part of the key; the budget only for optimal.
+  FuserOptions linear = o, optimal = o, optimal2 = o;
+  linear.algorithm = "linear";
+  optimal.algorithm = optimal2.algorithm = "optimal";
+  optimal2.optimal_budget = 7;
+  CHECK(MergeCache::key(p, o) != MergeCache::key(p, linear));
+  CHECK(MergeCache::key(p, optimal) != MergeCache::key(p, optimal2));
+  FuserOptions greedy2 = o;
+  greedy2.optimal_budget = 7;
+  CHECK(MergeCache::key(p, o) == MergeCache::key(p, greedy2));
+  // A base that already holds data is not created by the program: another key.
+  static double data[8];
+  Program q = iteration("a", 1.0);
+  q.bases[1]->data = data;
+  CHECK(MergeCache::key(q, o) != MergeCache::key(iteration("a", 1.0), o));
+}
+
+TEST_CASE("fuse through the cache: hits answer with the same partition") {
+  MergeCache cache;
+  FuserOptions o;
+  Partition first = fuse(iteration("a", 1.0), o, &cache);
+  CHECK(cache.stats().misses == 1);
+  CHECK(cache.stats().hits == 0);
+  for (int i = 0; i < 5; ++i) {
+    Partition again = fuse(iteration("i" + std::to_string(i), double(i)), o, &cache);
+    CHECK(again.blocks == first.blocks);
+    CHECK(again.cost == first.cost);
+  }
+  CHECK(cache.stats().hits == 5);
+  CHECK(cache.stats().entries == 1);
+  // Another cost model is another entry.
+  FuserOptions robinson = o;
+  robinson.cost_model = "robinson";
+  fuse(iteration("a", 1.0), robinson, &cache);
+  CHECK(cache.stats().misses == 2);
+  CHECK(cache.stats().entries == 2);
+  cache.clear();
+  fuse(iteration("a", 1.0), o, &cache);
+  CHECK(cache.stats().misses == 3);
+}
+
+TEST_CASE("the oldest entries go when the cache is full") {
+  MergeCache cache({.max_entries = 2, .dir = ""});
+  FuserOptions o;
+  for (int64_t off : {0, 1, 2}) fuse(iteration("a", 1.0, off), o, &cache);
+  CHECK(cache.stats().entries == 2);
+  fuse(iteration("a", 1.0, 2), o, &cache); // newest: still there
+  CHECK(cache.stats().hits == 1);
+  fuse(iteration("a", 1.0, 0), o, &cache); // oldest: gone
+  CHECK(cache.stats().misses == 4);
+}
+
+TEST_CASE("the disk store survives the process and ignores bad files") {
+  TempDir dir;
+  FuserOptions o;
+  Program p = iteration("a", 1.0);
+  const std::string key = MergeCache::key(p, o);
+  Partition expect;
+  {
+    MergeCache writer(on_disk(dir.path));
+    expect = fuse(p, o, &writer);
+    CHECK(writer.stats().disk_writes == 1);
+  }
+  auto files = dir.files();
+  REQUIRE(files.size() == 1); // no temporary file left behind
+  CHECK(files[0].extension() == ".hsfp");
+  {
+    MergeCache reader(on_disk(dir.path));
+    auto hit = reader.find(key, p.size());
+    REQUIRE(hit);
+    CHECK(hit->blocks == expect.blocks);
+    CHECK(hit->cost == expect.cost);
+    CHECK(hit->algorithm == expect.algorithm);
+    CHECK(hit->cost_model == expect.cost_model);
+    CHECK(reader.stats().disk_hits == 1);
+    // Now in memory too.
+    reader.find(key, p.size());
+    CHECK(reader.stats().disk_hits == 1);
+    CHECK(reader.stats().hits == 2);
+  }
+  std::string bytes;
+  {
+    std::ifstream in(files[0], std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  auto rewrite = [&](const std::string& content) {
+    std::ofstream out(files[0], std::ios::binary | std::ios::trunc);
+    out << content;
+  };
+  SECTION("truncated") {
+    rewrite(bytes.substr(0, bytes.size() / 2));
+  }
+  SECTION("one byte flipped") {
+    std::string bad = bytes;
+    bad[bad.size() / 2] ^= 0x10;
+    rewrite(bad);
+  }
+  SECTION("empty") {
+    rewrite("");
+  }
+  SECTION("another program of the same size under this name") {
+    Program other = iteration("a", 1.0, 3);
+    MergeCache scratch(on_disk(dir.path / "other"));
+    fuse(other, o, &scratch);
+    auto f = fs::directory_iterator(dir.path / "other")->path();
+    fs::copy_file(f, files[0], fs::copy_options::overwrite_existing);
+  }
+  MergeCache reader(on_disk(dir.path));
+  CHECK_FALSE(reader.find(key, p.size()));
+  CHECK(reader.stats().disk_rejected == 1);
+  CHECK(reader.stats().misses == 1);
+  // fuse() recomputes and rewrites a good file.
+  Partition again = fuse(p, o, &reader);
+  CHECK(again.blocks == expect.blocks);
+  MergeCache fresh(on_disk(dir.path));
+  CHECK(fresh.find(key, p.size()));
+}
+
+TEST_CASE("an unwritable directory leaves the cache in memory") {
+  MergeCache cache(on_disk("/proc/hassium-cannot-write-here"));
+  FuserOptions o;
+  fuse(iteration("a", 1.0), o, &cache);
+  CHECK(cache.stats().disk_errors == 1);
+  fuse(iteration("b", 1.0), o, &cache);
+  CHECK(cache.stats().hits == 1);
+}
