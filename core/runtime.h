@@ -1,9 +1,9 @@
 // Runtime: the one per process that frontends record instructions into and flush.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
-#include <string>
 #include <vector>
 
 #include "core/backend.h"
@@ -33,6 +33,10 @@ struct Stack {
   std::unique_ptr<Backend> backend;
   std::vector<NamedFilter> filters; // applied in order at every flush
   bool profile = false;             // print the counters to stderr at exit
+  // Checks each recorded instruction (its position in the pending program given) and throws
+  // UserError when it is invalid; empty = no check. install_stack() sets it to the ir
+  // verifier in debug builds, where a bad instruction is caught at the frontend's call.
+  std::function<void(const Instruction&, size_t)> check;
 };
 
 class Runtime {
@@ -50,7 +54,7 @@ public:
   void install(Stack stack);
   bool installed() const;
 
-  // Appends to the pending program. Debug builds check the instruction (check_instruction).
+  // Appends to the pending program, after the stack's check (Stack::check) if it has one.
   void record(Instruction ins);
   // Runs the pending program: filters in order, then the backend. No-op when nothing is pending.
   void flush();
@@ -71,10 +75,5 @@ private:
   Stack stack_;
   ProfileCounters counters_; // the runtime's own: flushes, instructions, flush time
 };
-
-// A cheap check of one instruction: operand count, kinds and type signature, views in bounds,
-// element-wise shapes equal to the output's. Returns "" when fine, else what is wrong.
-// (ir/verifier.h checks whole programs thoroughly; this is what record() affords per call.)
-std::string check_instruction(const Instruction& ins);
 
 } // namespace hassium

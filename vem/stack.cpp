@@ -8,6 +8,7 @@
 #include "ir/algorithms.h"
 #include "ir/cost_model.h"
 #include "ir/merge_cache.h"
+#include "ir/verifier.h"
 #include "vem/node/node_vem.h"
 
 namespace hassium {
@@ -108,6 +109,9 @@ Stack build_stack(const StackOptions& options) {
   const EngineEntry& engine = find_entry(engines(), options.engine, "engine ([stack] engine)");
   stack.backend = vem.make(engine.make(options), options);
   stack.profile = options.profile;
+#ifndef NDEBUG
+  stack.check = [](const Instruction& ins, size_t index) { verify_instruction(ins, index); };
+#endif
   return stack;
 }
 

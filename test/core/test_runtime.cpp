@@ -133,34 +133,20 @@ TEST_CASE("filters run in order before the backend") {
   CHECK(seen[0] == std::vector<Opcode>{Opcode::ADD});
 }
 
-TEST_CASE("check_instruction finds what record must not accept") {
-  auto a = make_base("a", DType::FLOAT64, 6);
-  auto i = make_base("i", DType::INT32, 6);
-  auto m = make_base("m", DType::FLOAT64, 6);
-  CHECK(check_instruction(add(a)) == "");
-  CHECK_THAT(check_instruction(
-                 Instruction(Opcode::ADD, {View::whole(a), View::whole(i), Scalar::of_float(1)})),
-             Catch::Contains("bad type signature"));
-  View outside = View::contiguous(a, {4}, 3);
-  CHECK_THAT(check_instruction(Instruction(Opcode::ADD, {outside, outside, Scalar::of_float(1)})),
-             Catch::Contains("outside its base of 6 elements"));
-  View two_by_three = View::contiguous(a, {2, 3});
-  CHECK_THAT(check_instruction(
-                 Instruction(Opcode::ADD, {View::whole(a), two_by_three, Scalar::of_float(1)})),
-             Catch::Contains("operand 1 has shape (2, 3), expected (6,)"));
-  auto r = make_base("r", DType::FLOAT64, 2);
-  Instruction reduce(Opcode::ADD_REDUCE, {View::whole(r), two_by_three, Scalar::of_int(1)});
-  CHECK(check_instruction(reduce) == "");
-  reduce.operands[2] = Scalar::of_int(0);
-  CHECK_THAT(check_instruction(reduce), Catch::Contains("expected (3,)"));
-  reduce.operands[2] = Scalar::of_int(2);
-  CHECK_THAT(check_instruction(reduce), Catch::Contains("axis 2 out of range"));
-  CHECK_THAT(check_instruction(Instruction(Opcode::SYNC, {View::contiguous(a, {3})})),
-             Catch::Contains("whole base"));
-  View mat = View::contiguous(m, {3, 2});
-  CHECK(check_instruction(
-            Instruction(Opcode::MATMUL, {View::contiguous(a, {2, 2}), two_by_three, mat})) == "");
-  CHECK_THAT(check_instruction(Instruction(
-                 Opcode::MATMUL, {View::contiguous(a, {2, 2}), two_by_three, two_by_three})),
-             Catch::Contains("expected (m, k) and (k, n)"));
+TEST_CASE("the stack's check sees each recorded instruction with its position") {
+  std::vector<std::vector<Opcode>> seen;
+  std::vector<size_t> positions;
+  Runtime rt;
+  Stack s = fake_stack(&seen);
+  s.check = [&](const Instruction& ins, size_t index) {
+    positions.push_back(index);
+    if (ins.op == Opcode::NEGATIVE) HS_USER_ERROR() << "rejected";
+  };
+  rt.install(std::move(s));
+  auto a = make_base("a", DType::FLOAT64, 4);
+  rt.record(add(a));
+  CHECK_THROWS_WITH(rt.record(neg(a)), "rejected");
+  rt.record(add(a));
+  CHECK(positions == std::vector<size_t>{0, 1, 1});
+  CHECK(rt.pending_size() == 2); // the rejected one was not recorded
 }

@@ -102,3 +102,16 @@ TEST_CASE("the stack options follow the configuration") {
   CHECK(o.engine == "cpu");
   CHECK(o.vem == "node");
 }
+
+TEST_CASE("debug builds verify each instruction as it is recorded") {
+  Stack s = build_stack(test_options());
+#ifdef NDEBUG
+  CHECK_FALSE(s.check);
+#else
+  REQUIRE(s.check);
+  auto a = make_base("a", DType::FLOAT64, 4);
+  auto i = make_base("i", DType::INT32, 4);
+  Instruction bad(Opcode::ADD, {View::whole(a), View::whole(i), Scalar::of_float(1)});
+  CHECK_THROWS_WITH(s.check(bad, 2), Catch::Contains("instruction 3"));
+#endif
+}
