@@ -1,0 +1,51 @@
+// What the C++ benchmarks share: --size parsing, a wall clock, and the side-by-side report.
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+// The fields of `--size A*B*C` (or `defaults` when absent); exits with a message when malformed.
+inline std::vector<long> parse_size(int argc, char** argv, const char* names,
+                                    const char* defaults) {
+  std::string text = defaults;
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], "--size") == 0) text = argv[i + 1];
+  std::vector<long> fields;
+  size_t count = 1;
+  for (const char* p = names; *p; ++p) count += *p == '*';
+  for (size_t pos = 0; pos <= text.size();) {
+    size_t end = text.find('*', pos);
+    if (end == std::string::npos) end = text.size();
+    char* stop = nullptr;
+    long v = std::strtol(text.c_str() + pos, &stop, 10);
+    if (stop != text.c_str() + end || v < 1) break;
+    fields.push_back(v);
+    pos = end + 1;
+  }
+  if (fields.size() != count) {
+    std::fprintf(stderr, "--size must be %s (positive integers), got '%s'\n", names, text.c_str());
+    std::exit(2);
+  }
+  return fields;
+}
+
+inline double seconds(const std::function<void()>& f) {
+  auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Prints both timings and their ratio (> 1: hassium is faster).
+inline void report(const char* name, double plain, double hassium) {
+  std::printf("%s: plain loops %.4f s, hassium %.4f s, speedup (plain / hassium) %.2fx\n", name,
+              plain, hassium, plain / hassium);
+}
+
+} // namespace bench

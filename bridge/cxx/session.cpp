@@ -1,0 +1,135 @@
+// The C++ frontend's link to the Runtime: base names, FREE at the last reference, recording
+// with a flush threshold, sync, and the stack installed on first use.
+#include "bridge/cxx/session.h"
+
+#include <atomic>
+#include <mutex>
+
+#include "core/error.h"
+#include "core/runtime.h"
+#include "hassium/settings.h"
+#include "vem/stack.h"
+
+namespace hassium {
+
+namespace {
+std::atomic<int64_t> g_next_name{0};
+std::atomic<int64_t> g_threshold{1000};
+
+// The process's Runtime, with an execution stack: the one the configuration names, unless a
+// frontend (the Python module, a test) installed one first.
+Runtime& runtime() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (!Runtime::instance().installed()) install_stack();
+  });
+  return Runtime::instance();
+}
+} // namespace
+
+void set_flush_threshold(int64_t n) {
+  g_threshold = n < 0 ? 0 : n;
+}
+int64_t flush_threshold() {
+  return g_threshold;
+}
+
+namespace detail {
+
+base_ref::~base_ref() {
+  if (!used) return;
+  try {
+    Runtime::instance().record(Instruction(Opcode::FREE, {View::whole(base)}));
+  } catch (...) {
+    // A destructor must not throw; an unrecorded FREE only keeps the memory until exit.
+  }
+}
+
+int64_t node::size() const {
+  int64_t n = 1;
+  for (int64_t e : shape) n *= e;
+  return n;
+}
+
+View to_view(const node& n) {
+  View v;
+  v.base = n.base->base;
+  v.offset = n.offset;
+  v.shape.assign(n.shape.begin(), n.shape.end());
+  v.stride.assign(n.stride.begin(), n.stride.end());
+  return v;
+}
+
+instr& instr::out(const node& n) {
+  n.base->used = true;
+  n.base->dirty = true;
+  ins_.operands.emplace_back(to_view(n));
+  return *this;
+}
+instr& instr::in(const node& n) {
+  n.base->used = true;
+  ins_.operands.emplace_back(to_view(n));
+  return *this;
+}
+instr& instr::in(const Scalar& s) {
+  ins_.operands.emplace_back(s);
+  return *this;
+}
+
+void record(instr&& i) {
+  Runtime& rt = runtime();
+  rt.record(i.take());
+  if (int64_t(rt.pending_size()) > g_threshold) rt.flush();
+}
+
+node make(DType t, const shape_type& shape) {
+  int64_t n = 1;
+  for (int64_t e : shape) {
+    if (e < 0)
+      HS_USER_ERROR() << "negative dimensions are not allowed: shape " << shape_text(shape);
+    n *= e;
+  }
+  node r;
+  r.base = std::make_shared<base_ref>(make_base("x" + std::to_string(g_next_name++), t, n));
+  r.dtype = t;
+  r.shape = shape;
+  r.stride.assign(shape.size(), 0);
+  int64_t s = 1;
+  for (size_t k = shape.size(); k-- > 0;) {
+    r.stride[k] = s;
+    s *= shape[k];
+  }
+  return r;
+}
+
+void* sync(const node& n) {
+  base_ref& b = *n.base;
+  if (b.dirty || !b.base->data) {
+    runtime().sync(b.base);
+    b.used = true;
+    b.dirty = false;
+  }
+  return b.base->data;
+}
+
+void flush() {
+  runtime().flush();
+}
+size_t pending() {
+  return Runtime::instance().pending_size();
+}
+
+std::string shape_text(const shape_type& s) {
+  std::string r = "(";
+  for (size_t k = 0; k < s.size(); ++k) r += (k ? ", " : "") + std::to_string(s[k]);
+  return r + (s.size() == 1 ? ",)" : ")");
+}
+
+int normalize_axis(int axis, int ndim) {
+  if (axis < -ndim || axis >= ndim)
+    HS_USER_ERROR() << "axis " << axis << " is out of bounds for array of dimension " << ndim;
+  return axis < 0 ? axis + ndim : axis;
+}
+
+} // namespace detail
+} // namespace hassium

@@ -1,0 +1,51 @@
+// The C++ frontend's link to the Runtime: base ownership (FREE at the last reference), building
+// and recording instructions, the lazily installed stack and the flush threshold.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/instruction.h"
+#include "hassium/detail/node.h"
+
+namespace hassium::detail {
+
+class base_ref {
+public:
+  explicit base_ref(BasePtr b) : base(std::move(b)) {}
+  base_ref(const base_ref&) = delete;
+  base_ref& operator=(const base_ref&) = delete;
+  // Records FREE of the base when a recorded instruction ever named it.
+  ~base_ref();
+
+  BasePtr base;
+  bool used = false;  // named by a recorded instruction (so the runtime must be told it died)
+  bool dirty = false; // written by an instruction recorded since the last sync
+};
+
+// The core View of a node.
+View to_view(const node& n);
+
+// An instruction under construction; out() and in() mark the bases' flags.
+class instr {
+public:
+  explicit instr(Opcode op) : ins_(op, {}) {}
+  instr& out(const node& n);
+  instr& in(const node& n);
+  instr& in(const Scalar& s);
+  Instruction take() { return std::move(ins_); }
+
+private:
+  Instruction ins_;
+};
+
+// Appends to the Runtime's pending program (installing the stack on first use); flushes when
+// more than the flush threshold are pending.
+void record(instr&& i);
+
+// "(3, 4)", as NumPy prints shapes.
+std::string shape_text(const shape_type& s);
+// An axis in [-ndim, ndim) as a position in [0, ndim), else a hassium::error naming both.
+int normalize_axis(int axis, int ndim);
+
+} // namespace hassium::detail
