@@ -124,6 +124,6 @@ inline Dims without(const Dims& shape, int axis) {
   do {                                                                                             \
     if (!(cond)) {                                                                                 \
       INFO(what);                                                                                  \
-      REQUIRE(cond);                                                                               \
+      REQUIRE((cond));                                                                             \
     }                                                                                              \
   } while (false)
