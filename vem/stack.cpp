@@ -47,8 +47,8 @@ const std::vector<VemEntry>& vems() {
   static const std::vector<VemEntry> list = {
       {"node",
        [](std::unique_ptr<Engine> engine, const StackOptions& o) -> std::unique_ptr<Backend> {
-         return std::make_unique<NodeVem>(std::move(engine), o.fuser, make_merge_cache(o),
-                                          o.memory);
+         return std::make_unique<NodeVem>(std::move(engine), o.fuser, make_merge_cache(o), o.memory,
+                                          o.dot_dir);
        }},
   };
   return list;
@@ -95,6 +95,7 @@ StackOptions StackOptions::from_config(const Config& config) {
   o.memory.cap_bytes = size_t(std::max<int64_t>(0, config.get_int("memory", "pool_cap_mb"))) << 20;
   o.memory.huge_pages = config.get_bool("memory", "huge_pages");
   o.profile = config.get_bool("profile", "enabled");
+  o.dot_dir = config.get_string("profile", "dot_dir");
   return o;
 }
 

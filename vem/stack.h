@@ -28,6 +28,7 @@ struct StackOptions {
   CpuOptions cpu;
   MemoryPoolOptions memory;
   bool profile = false;
+  std::string dot_dir; // [profile] dot_dir: each flush's WSP graph as .dot; empty = off
 
   static StackOptions from_config(const Config& config);
 };

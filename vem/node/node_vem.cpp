@@ -3,17 +3,22 @@
 
 #include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <unordered_set>
+
+#include <unistd.h>
 
 #include "core/error.h"
 #include "vem/node/contraction.h"
+#include "vem/node/partition_dot.h"
 
 namespace hassium {
 
 NodeVem::NodeVem(std::unique_ptr<Engine> engine, FuserOptions fuser,
-                 std::unique_ptr<MergeCache> cache, MemoryPoolOptions memory)
+                 std::unique_ptr<MergeCache> cache, MemoryPoolOptions memory, std::string dot_dir)
     : engine_(std::move(engine)), fuser_(std::move(fuser)), cache_(std::move(cache)),
-      pool_(std::make_shared<MemoryPool>(memory)) {
+      pool_(std::make_shared<MemoryPool>(memory)), dot_dir_(std::move(dot_dir)) {
   HS_INTERNAL_ASSERT(engine_) << "NodeVem needs an engine";
 }
 
@@ -33,12 +38,23 @@ void NodeVem::free_base(Base& base) {
   base.synced = false;
 }
 
+void NodeVem::write_dot(const Program& program, const Partition& partition) {
+  std::filesystem::create_directories(dot_dir_);
+  std::string path =
+      dot_dir_ + "/flush-" + std::to_string(getpid()) + "-" + std::to_string(flushes_) + ".dot";
+  std::ofstream out(path);
+  out << partition_dot(program, partition, fuser_.cost_model);
+  if (!out) HS_USER_ERROR() << "[profile] dot_dir: cannot write " << path;
+}
+
 void NodeVem::execute(const Program& program) {
   auto t0 = std::chrono::steady_clock::now();
   Partition partition = fuse(program, fuser_, cache_.get());
   fuse_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::vector<std::vector<const Base*>> contracted = contracted_bases(program, partition);
   blocks_ += int64_t(partition.blocks.size());
+  ++flushes_;
+  if (!dot_dir_.empty()) write_dot(program, partition);
 
   // Bases whose first access in program order is a read: they need zeros when they have no data.
   std::unordered_set<const Base*> seen, read_first;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "core/backend.h"
 #include "ir/fuser.h"
@@ -28,9 +29,10 @@ namespace hassium {
 // blocks that did not run are still honored.
 class NodeVem : public Backend {
 public:
-  // `cache` may be null (no merge cache).
+  // `cache` may be null (no merge cache). With a `dot_dir`, every flush also writes its WSP
+  // graph and partition there as flush-<pid>-<n>.dot (vem/node/partition_dot.h).
   NodeVem(std::unique_ptr<Engine> engine, FuserOptions fuser, std::unique_ptr<MergeCache> cache,
-          MemoryPoolOptions memory = {});
+          MemoryPoolOptions memory = {}, std::string dot_dir = {});
 
   std::string_view name() const override { return "node"; }
   void execute(const Program& program) override;
@@ -42,6 +44,7 @@ public:
 
 private:
   void allocate(Base& base, bool zero_fill);
+  void write_dot(const Program& program, const Partition& partition);
   static void free_base(Base& base);
 
   std::unique_ptr<Engine> engine_;
@@ -50,6 +53,8 @@ private:
   // Shared with every buffer handed out, so a base that outlives the VEM can still give its
   // buffer back.
   std::shared_ptr<MemoryPool> pool_;
+  std::string dot_dir_;
+  int64_t flushes_ = 0;
   int64_t blocks_ = 0;
   double fuse_seconds_ = 0;
 };

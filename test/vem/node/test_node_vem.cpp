@@ -3,6 +3,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
 
 #include "core/error.h"
 #include "ir/parser.h"
@@ -194,4 +198,28 @@ TEST_CASE("the merge cache answers a repeated program") {
   CHECK(c.merge_cache_misses == 1);
   CHECK(c.merge_cache_hits == 2);
   CHECK(c.pool_reuses == 2); // O's buffer comes back each time
+}
+
+TEST_CASE("with a dot_dir every flush writes its graph and partition") {
+  auto dir =
+      std::filesystem::temp_directory_path() / ("hassium-dot-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::vector<FakeEngine::Seen> seen;
+  FuserOptions o;
+  o.algorithm = "singleton";
+  NodeVem vem(std::make_unique<FakeEngine>(&seen), o, nullptr, {}, dir.string());
+  for (int k = 0; k < 2; ++k) {
+    Program p = parse_program(kTemporary);
+    vem.execute(p);
+  }
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) files.push_back(e.path());
+  REQUIRE(files.size() == 2);
+  std::ifstream in(files[0]);
+  std::string dot((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK_THAT(dot, Catch::StartsWith("digraph flush {"));
+  CHECK_THAT(dot, Catch::Contains("subgraph cluster_3")); // singleton: four blocks
+  CHECK_THAT(dot, Catch::Contains("i0 -> i1;"));          // ADD reads what IDENTITY wrote
+  CHECK_THAT(dot, Catch::Contains("1: ADD O, T, 2"));
+  std::filesystem::remove_all(dir);
 }
