@@ -22,9 +22,9 @@ FuserOptions FuserOptions::from_config(const Config& config) {
 Partition fuse(const Program& program, const FuserOptions& options, MergeCache* cache) {
   const AlgorithmEntry& algorithm = find_algorithm(options.algorithm);
   find_cost_model(options.cost_model);
-  std::string key;
+  thread_local std::string key;
   if (cache) {
-    key = MergeCache::key(program, options);
+    MergeCache::write_key(program, options, key);
     if (auto hit = cache->find(key, program.size())) return std::move(*hit);
   }
   FusionContext ctx(program, options.cost_model, options.optimal_budget);

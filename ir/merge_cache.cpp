@@ -69,7 +69,7 @@ std::string hex(uint64_t h) {
   return buf;
 }
 
-uint64_t hash_key(const std::string& key) {
+uint64_t hash_key(std::string_view key) {
   return XXH3_64bits(key.data(), key.size());
 }
 
@@ -89,61 +89,138 @@ std::unique_ptr<MergeCache> MergeCache::from_config(const Config& config) {
   return std::make_unique<MergeCache>(o);
 }
 
-std::string MergeCache::key(const Program& program, const FuserOptions& options) {
-  std::string k;
-  k.reserve(32 + program.instrs.size() * 72);
-  k.append("HSK1");
-  put_text(k, options.algorithm);
-  put_text(k, options.cost_model);
-  put<int64_t>(k, options.algorithm == "optimal" ? options.optimal_budget : 0);
-  put<uint32_t>(k, uint32_t(program.instrs.size()));
-  thread_local std::vector<std::pair<const Base*, uint32_t>> small; // few bases: linear search
-  thread_local std::unordered_map<const Base*, uint32_t> large;
-  small.clear();
-  large.clear();
-  auto base_id = [&](const Base* b, bool& fresh) {
-    fresh = false;
-    if (large.empty()) {
-      for (auto& [p, id] : small)
-        if (p == b) return id;
-      fresh = true;
-      small.emplace_back(b, uint32_t(small.size()));
-      if (small.size() > 32) large.insert(small.begin(), small.end());
-      return uint32_t(small.size() - 1);
-    }
-    auto [it, inserted] = large.try_emplace(b, uint32_t(large.size()));
-    fresh = inserted;
-    return it->second;
-  };
-  for (const Instruction& ins : program.instrs) {
-    put<uint16_t>(k, uint16_t(ins.op));
-    put<uint8_t>(k, uint8_t(ins.operands.size()));
-    for (const Operand& opnd : ins.operands) {
-      if (const View* v = std::get_if<View>(&opnd)) {
-        bool fresh;
-        uint32_t id = base_id(v->base.get(), fresh);
-        put<uint8_t>(k, 'V');
-        put<uint32_t>(k, id);
-        if (fresh) {
-          put<uint8_t>(k, uint8_t(v->base->dtype));
-          put<uint8_t>(k, v->base->data != nullptr || v->base->external_owner != nullptr);
-        }
-        put<int64_t>(k, v->offset);
-        put<uint8_t>(k, uint8_t(v->shape.size()));
-        for (size_t d = 0; d < v->shape.size(); ++d) {
-          put<int64_t>(k, v->shape[d]);
-          put<int64_t>(k, v->stride[d]);
-        }
-      } else {
-        put<uint8_t>(k, 'C');
-        put<uint8_t>(k, uint8_t(std::get<Scalar>(opnd).dtype));
+namespace {
+
+// Base -> id in order of first appearance: open addressing on the pointer, cleared by bumping a
+// generation, so a key costs no allocation once the table has grown to the program's size.
+class BaseIds {
+public:
+  void reset(size_t expected) {
+    size_t cap = 64;
+    while (cap < 2 * expected) cap *= 2;
+    if (cap > slots_.size()) slots_.assign(cap, Slot{});
+    ++generation_;
+    count_ = 0;
+  }
+  // The id of b; `fresh` when b was not seen before.
+  uint32_t id(const Base* b, bool& fresh) {
+    if (2 * (count_ + 1) > slots_.size()) grow(); // keep the load under one half
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = home(b) & mask;; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.generation != generation_) {
+        s = {b, generation_, count_++};
+        fresh = true;
+        return s.id;
+      }
+      if (s.base == b) {
+        fresh = false;
+        return s.id;
       }
     }
   }
+
+private:
+  struct Slot {
+    const Base* base = nullptr;
+    uint64_t generation = 0;
+    uint32_t id = 0;
+  };
+  static size_t home(const Base* b) {
+    return size_t((reinterpret_cast<uintptr_t>(b) >> 4) * 0x9e3779b97f4a7c15ULL >> 20);
+  }
+  void grow() {
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.assign(old.size() * 2, Slot{});
+    const size_t mask = slots_.size() - 1;
+    for (const Slot& s : old)
+      if (s.generation == generation_) {
+        size_t i = home(s.base) & mask;
+        while (slots_[i].generation == generation_) i = (i + 1) & mask;
+        slots_[i] = s;
+      }
+  }
+  std::vector<Slot> slots_;
+  uint64_t generation_ = 0;
+  uint32_t count_ = 0;
+};
+
+// Appends raw bytes; the caller reserved room (an upper bound) beforehand.
+class KeyWriter {
+public:
+  explicit KeyWriter(std::string& out) : out_(out) {}
+  template <typename T> void put(T x) {
+    std::memcpy(out_.data() + n_, &x, sizeof(T));
+    n_ += sizeof(T);
+  }
+  void text(std::string_view s) {
+    put<uint32_t>(uint32_t(s.size()));
+    std::memcpy(out_.data() + n_, s.data(), s.size());
+    n_ += s.size();
+  }
+  size_t size() const { return n_; }
+
+private:
+  std::string& out_;
+  size_t n_ = 0;
+};
+
+} // namespace
+
+void MergeCache::write_key(const Program& program, const FuserOptions& options, std::string& out) {
+  size_t bound = 32 + options.algorithm.size() + options.cost_model.size();
+  for (const Instruction& ins : program.instrs) {
+    bound += 3;
+    for (const Operand& opnd : ins.operands)
+      if (const View* v = std::get_if<View>(&opnd))
+        bound += 1 + 4 + 2 + 8 + 1 + 16 * v->shape.size();
+      else
+        bound += 2;
+  }
+  out.resize(bound);
+  KeyWriter k(out);
+  k.put<uint32_t>(0x314b5348); // "HSK1"
+  k.text(options.algorithm);
+  k.text(options.cost_model);
+  k.put<int64_t>(options.algorithm == "optimal" ? options.optimal_budget : 0);
+  k.put<uint32_t>(uint32_t(program.instrs.size()));
+  thread_local BaseIds ids;
+  ids.reset(program.bases.size());
+  for (const Instruction& ins : program.instrs) {
+    k.put<uint16_t>(uint16_t(ins.op));
+    k.put<uint8_t>(uint8_t(ins.operands.size()));
+    for (const Operand& opnd : ins.operands) {
+      if (const View* v = std::get_if<View>(&opnd)) {
+        bool fresh;
+        k.put<uint8_t>('V');
+        k.put<uint32_t>(ids.id(v->base.get(), fresh));
+        if (fresh) {
+          k.put<uint8_t>(uint8_t(v->base->dtype));
+          k.put<uint8_t>(v->base->data != nullptr || v->base->external_owner != nullptr);
+        }
+        k.put<int64_t>(v->offset);
+        k.put<uint8_t>(uint8_t(v->shape.size()));
+        for (size_t d = 0; d < v->shape.size(); ++d) {
+          k.put<int64_t>(v->shape[d]);
+          k.put<int64_t>(v->stride[d]);
+        }
+      } else {
+        k.put<uint8_t>('C');
+        k.put<uint8_t>(uint8_t(std::get<Scalar>(opnd).dtype));
+      }
+    }
+  }
+  out.resize(k.size());
+}
+
+std::string MergeCache::key(const Program& program, const FuserOptions& options) {
+  std::string k;
+  write_key(program, options, k);
   return k;
 }
 
-std::optional<Partition> MergeCache::find(const std::string& key, size_t size) {
+std::optional<Partition> MergeCache::find(std::string_view key, size_t size) {
   const uint64_t h = hash_key(key);
   {
     std::lock_guard lock(mutex_);
@@ -168,7 +245,7 @@ std::optional<Partition> MergeCache::find(const std::string& key, size_t size) {
   return std::nullopt;
 }
 
-void MergeCache::insert(const std::string& key, size_t size, const Partition& partition) {
+void MergeCache::insert(std::string_view key, size_t size, const Partition& partition) {
   const uint64_t h = hash_key(key);
   {
     std::lock_guard lock(mutex_);
@@ -177,7 +254,7 @@ void MergeCache::insert(const std::string& key, size_t size, const Partition& pa
   if (!options_.dir.empty()) write_disk(key, h, size, partition);
 }
 
-void MergeCache::remember(const std::string& key, uint64_t hash, const Partition& p) {
+void MergeCache::remember(std::string_view key, uint64_t hash, const Partition& p) {
   auto [lo, hi] = entries_.equal_range(hash);
   for (auto it = lo; it != hi; ++it)
     if (it->second.key == key) {
@@ -189,7 +266,7 @@ void MergeCache::remember(const std::string& key, uint64_t hash, const Partition
     age_.pop_front();
     if (it != entries_.end()) entries_.erase(it);
   }
-  entries_.emplace(hash, Entry{key, p});
+  entries_.emplace(hash, Entry{std::string(key), p});
   age_.push_back(hash);
   stats_.entries = entries_.size();
 }
@@ -206,8 +283,7 @@ MergeCache::Stats MergeCache::stats() const {
   return stats_;
 }
 
-void MergeCache::write_disk(const std::string& key, uint64_t hash, size_t size,
-                            const Partition& p) {
+void MergeCache::write_disk(std::string_view key, uint64_t hash, size_t size, const Partition& p) {
   std::string buf(kFileMagic, sizeof kFileMagic);
   put<uint64_t>(buf, key.size());
   buf.append(key);
@@ -245,7 +321,7 @@ void MergeCache::write_disk(const std::string& key, uint64_t hash, size_t size,
   }
 }
 
-std::optional<Partition> MergeCache::read_disk(const std::string& key, uint64_t hash, size_t size) {
+std::optional<Partition> MergeCache::read_disk(std::string_view key, uint64_t hash, size_t size) {
   const std::string path = options_.dir + "/" + hex(hash) + ".hsfp";
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return std::nullopt;

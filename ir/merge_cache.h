@@ -53,10 +53,12 @@ public:
 
   // The canonical key of a program under these options.
   static std::string key(const Program& program, const FuserOptions& options);
+  // The same into `out`, reusing its memory (fuse() keeps one per thread).
+  static void write_key(const Program& program, const FuserOptions& options, std::string& out);
 
   // The partition stored for this key (`size` = the program's instruction count), if any.
-  std::optional<Partition> find(const std::string& key, size_t size);
-  void insert(const std::string& key, size_t size, const Partition& partition);
+  std::optional<Partition> find(std::string_view key, size_t size);
+  void insert(std::string_view key, size_t size, const Partition& partition);
   // Drops the in-memory entries (the disk store stays).
   void clear();
   Stats stats() const;
@@ -67,9 +69,9 @@ private:
     std::string key;
     Partition partition;
   };
-  std::optional<Partition> read_disk(const std::string& key, uint64_t hash, size_t size);
-  void write_disk(const std::string& key, uint64_t hash, size_t size, const Partition& p);
-  void remember(const std::string& key, uint64_t hash, const Partition& p);
+  std::optional<Partition> read_disk(std::string_view key, uint64_t hash, size_t size);
+  void write_disk(std::string_view key, uint64_t hash, size_t size, const Partition& p);
+  void remember(std::string_view key, uint64_t hash, const Partition& p);
 
   Options options_;
   mutable std::mutex mutex_;

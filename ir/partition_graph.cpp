@@ -94,7 +94,8 @@ PartitionGraph::PartitionGraph(const WspGraph& g, const std::vector<std::vector<
   }
   HS_INTERNAL_ASSERT(order_.size() == blocks_.size())
       << "partition graph: the start partition has a cycle";
-  visit_mark_.assign(blocks_.size(), 0);
+  fw_mark_.assign(blocks_.size(), 0);
+  bw_mark_.assign(blocks_.size(), 0);
 }
 
 bool PartitionGraph::fusible(uint32_t a, uint32_t b) const {
@@ -102,46 +103,75 @@ bool PartitionGraph::fusible(uint32_t a, uint32_t b) const {
          views_fusible(g_.table(), blocks_[a].summary, blocks_[b].summary);
 }
 
-bool PartitionGraph::search_forward(uint32_t a, uint32_t b) {
-  if (++visit_stamp_ == 0) {
-    std::fill(visit_mark_.begin(), visit_mark_.end(), 0);
-    visit_stamp_ = 1;
+bool PartitionGraph::no_long_path(uint32_t a, uint32_t b) {
+  if (++stamp_ == 0) {
+    std::fill(fw_mark_.begin(), fw_mark_.end(), 0);
+    std::fill(bw_mark_.begin(), bw_mark_.end(), 0);
+    stamp_ = 1;
   }
-  forward_.clear();
-  const uint32_t limit = blocks_[b].pos;
+  const uint32_t lo = blocks_[a].pos, hi = blocks_[b].pos;
+  fw_.clear();
+  bw_.clear();
   for (uint32_t c : blocks_[a].succ)
-    if (c != b && blocks_[c].pos < limit && visit_mark_[c] != visit_stamp_) {
-      visit_mark_[c] = visit_stamp_;
-      forward_.push_back(c);
+    if (c != b && blocks_[c].pos < hi) {
+      fw_mark_[c] = stamp_;
+      fw_.push_back(c);
     }
-  for (size_t k = 0; k < forward_.size(); ++k)
-    for (uint32_t d : blocks_[forward_[k]].succ) {
-      if (d == b) return false;
-      if (blocks_[d].pos < limit && visit_mark_[d] != visit_stamp_) {
-        visit_mark_[d] = visit_stamp_;
-        forward_.push_back(d);
+  for (uint32_t c : blocks_[b].pred)
+    if (c != a && blocks_[c].pos > lo) {
+      if (fw_mark_[c] == stamp_) return false; // a -> c -> b
+      bw_mark_[c] = stamp_;
+      bw_.push_back(c);
+    }
+  size_t fi = 0, bi = 0;
+  while (true) {
+    if (fi == fw_.size()) {
+      side_.assign(fw_.begin(), fw_.end());
+      side_forward_ = true;
+      return true;
+    }
+    if (bi == bw_.size()) {
+      side_.assign(bw_.begin(), bw_.end());
+      side_forward_ = false;
+      return true;
+    }
+    if (fw_.size() - fi <= bw_.size() - bi) {
+      for (uint32_t d : blocks_[fw_[fi++]].succ) {
+        if (d == b || bw_mark_[d] == stamp_) return false;
+        if (blocks_[d].pos < hi && fw_mark_[d] != stamp_) {
+          fw_mark_[d] = stamp_;
+          fw_.push_back(d);
+        }
+      }
+    } else {
+      for (uint32_t d : blocks_[bw_[bi++]].pred) {
+        if (d == a || fw_mark_[d] == stamp_) return false;
+        if (blocks_[d].pos > lo && bw_mark_[d] != stamp_) {
+          bw_mark_[d] = stamp_;
+          bw_.push_back(d);
+        }
       }
     }
-  return true;
+  }
 }
 
 bool PartitionGraph::can_merge(uint32_t a, uint32_t b) {
   if (a == b || !alive(a) || !alive(b) || !fusible(a, b)) return false;
   if (blocks_[a].pos > blocks_[b].pos) std::swap(a, b);
-  if (!search_forward(a, b)) return false;
-  forward_a_ = a;
-  forward_b_ = b;
+  if (!no_long_path(a, b)) return false;
+  checked_a_ = a;
+  checked_b_ = b;
   return true;
 }
 
 uint32_t PartitionGraph::merge(uint32_t a, uint32_t b) {
   if (blocks_[a].pos > blocks_[b].pos) std::swap(a, b);
-  if (forward_a_ != a || forward_b_ != b) {
-    bool ok = search_forward(a, b);
+  if (checked_a_ != a || checked_b_ != b) {
+    bool ok = no_long_path(a, b);
     HS_INTERNAL_ASSERT(ok) << "partition graph: merging blocks " << a << " and " << b
                            << " makes a cycle";
   }
-  forward_a_ = forward_b_ = UINT32_MAX;
+  checked_a_ = checked_b_ = UINT32_MAX;
 
   // Survivor: the block with more neighbors, so fewer lists are rewritten.
   auto degree = [&](uint32_t x) {
@@ -151,25 +181,28 @@ uint32_t PartitionGraph::merge(uint32_t a, uint32_t b) {
   uint32_t s = degree(a) >= degree(b) ? a : b;
   uint32_t d = s == a ? b : a;
 
-  // New order of the window [pos a, pos b]: the blocks not reachable from a, the merged
-  // block, then the blocks reachable from a (their relative orders kept).
+  // New order of the window [pos a, pos b], relative orders kept: either the blocks not
+  // reachable from a, the merged block, the blocks reachable from a; or the blocks reaching
+  // b, the merged block, the others.
   const uint32_t lo = blocks_[a].pos, hi = blocks_[b].pos;
-  std::sort(forward_.begin(), forward_.end(),
+  std::sort(side_.begin(), side_.end(),
             [&](uint32_t x, uint32_t y) { return blocks_[x].pos < blocks_[y].pos; });
-  uint32_t stamp = visit_stamp_; // forward_ blocks carry this mark
-  std::vector<uint32_t> before;
+  std::vector<uint32_t>& marks = side_forward_ ? fw_mark_ : bw_mark_;
+  std::vector<uint32_t> others;
   for (uint32_t p = lo + 1; p < hi; ++p) {
     uint32_t x = order_[p];
-    if (x != kDead && visit_mark_[x] != stamp) before.push_back(x);
+    if (x != kDead && marks[x] != stamp_) others.push_back(x);
   }
   uint32_t p = lo;
   auto place = [&](uint32_t x) {
     order_[p] = x;
     blocks_[x].pos = p++;
   };
-  for (uint32_t x : before) place(x);
+  const auto& first = side_forward_ ? others : side_;
+  const auto& last = side_forward_ ? side_ : others;
+  for (uint32_t x : first) place(x);
   place(s);
-  for (uint32_t x : forward_) place(x);
+  for (uint32_t x : last) place(x);
   while (p <= hi) order_[p++] = kDead;
 
   Block& bs = blocks_[s];

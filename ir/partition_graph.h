@@ -6,8 +6,9 @@
 // affinity neighbors (blocks joined by a WEIGHT edge of the WSP graph). The blocks also keep
 // a topological order, so the legality test of a merge (Lemma 1: fusible, and no path of
 // length >= 2 between the two blocks) only searches the blocks placed between them; the merge
-// then restores a topological order by moving the blocks reachable from the first one
-// behind the merged block (the search already found them), in time linear in that window.
+// then restores a topological order by moving the blocks reachable from the first one behind
+// the merged block, or those reaching the second one before it (whichever the search found),
+// in time linear in that window.
 #pragma once
 
 #include <cstdint>
@@ -61,18 +62,23 @@ private:
     LoopClass cls;
     std::vector<uint32_t> succ, pred, aff;
   };
-  // Blocks strictly between a and b (pos[a] < pos[b]) reachable from a, or false when b is
-  // reachable through one of them. Fills forward_.
-  bool search_forward(uint32_t a, uint32_t b);
+  // Whether no path of length >= 2 leads from a to b (pos[a] < pos[b]). Searches forward from
+  // a and backward from b at once, one block at a time from the smaller frontier, only among
+  // the blocks placed between them: a path shows as the two searches meeting, and the search
+  // that runs out first proves there is none, so the cost is about twice the smaller of the
+  // two closures (short paths are found at once). Fills side_ with that closure.
+  bool no_long_path(uint32_t a, uint32_t b);
 
   const WspGraph& g_;
   std::vector<Block> blocks_;
   std::vector<uint32_t> order_; // position -> block id, kDead for holes
   size_t alive_count_ = 0;
-  std::vector<uint32_t> visit_mark_;
-  uint32_t visit_stamp_ = 0;
-  std::vector<uint32_t> forward_;
-  uint32_t forward_a_ = UINT32_MAX, forward_b_ = UINT32_MAX; // what forward_ was computed for
+  std::vector<uint32_t> fw_mark_, bw_mark_;
+  uint32_t stamp_ = 0;
+  std::vector<uint32_t> fw_, bw_; // the two searches' blocks, in visiting order
+  std::vector<uint32_t> side_;    // the closure that completed (blocks between a and b)
+  bool side_forward_ = true;      // side_ is reachable from a (else: reaches b)
+  uint32_t checked_a_ = UINT32_MAX, checked_b_ = UINT32_MAX; // what side_ was computed for
 };
 
 } // namespace hassium

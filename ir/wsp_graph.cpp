@@ -63,14 +63,18 @@ WspGraph::WspGraph(const AccessTable& t, const CostModel& m, WspGraphOptions opt
         add(same.back());
         lower = same.back();
       }
-      auto scan = [&](const std::vector<uint32_t>& list) {
-        for (auto it = list.rbegin(); it != list.rend() && int64_t(*it) > lower; ++it) add(*it);
+      // Reads after `from` (the ones before it are ordered by it already).
+      auto scan = [&](const std::vector<uint32_t>& list, int64_t from) {
+        for (auto it = list.rbegin(); it != list.rend() && int64_t(*it) > from; ++it) add(*it);
       };
       const auto& others = t.views[a.view].overlaps;
-      for (uint32_t u : others) scan(writes[u]);
+      // Of an overlapping view, only the last write counts: it depends on the earlier ones.
+      for (uint32_t u : others)
+        if (!writes[u].empty() && int64_t(writes[u].back()) > lower) add(writes[u].back());
       if (a.mode == AccessMode::WRITE) {
-        scan(reads[a.view]);
-        for (uint32_t u : others) scan(reads[u]);
+        scan(reads[a.view], lower);
+        for (uint32_t u : others)
+          scan(reads[u], writes[u].empty() ? lower : std::max<int64_t>(lower, writes[u].back()));
       }
     }
     std::sort(pred_.begin() + long(start), pred_.end());
