@@ -441,3 +441,24 @@ TEST_CASE("scans: cumulative sum and product along every axis", "[ve][cpu][scan]
   check_scan<bool>(*engine, Opcode::ADD_ACCUMULATE, DType::BOOL, {3, 4}, 0, Layout::CONTIGUOUS,
                    false);
 }
+
+TEST_CASE("reductions: a split sum storing its element-wise producer too", "[ve][cpu][reduce]") {
+  auto engine = test_engine();
+  const int64_t n = (1 << 20) + 3;
+  auto a = make_data_base("a", DType::FLOAT64, n), sq = make_data_base("sq", DType::FLOAT64, n);
+  auto s = make_data_base("s", DType::FLOAT64, 1);
+  fill<double>(View::whole(a), [](int64_t i) { return double(i % 1001) * 1e-3; });
+  Program p;
+  p.instrs.emplace_back(Opcode::MULTIPLY,
+                        std::vector<Operand>{View::whole(sq), View::whole(a), View::whole(a)});
+  p.instrs.emplace_back(Opcode::ADD_REDUCE,
+                        std::vector<Operand>{view(s, 0, {}, {}), View::whole(sq), axis_const(0)});
+  run_all(*engine, p);
+  double want = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double x = data_of<double>(a)[i];
+    HS_REQUIRE_ELEMENT(data_of<double>(sq)[i] == x * x, "element " << i);
+    want += x * x;
+  }
+  CHECK(std::fabs(data_of<double>(s)[0] - want) <= 1e-12 * want);
+}

@@ -62,7 +62,11 @@ char class_char(StrideClass c) {
   return c == StrideClass::ZERO ? '0' : c == StrideClass::ONE ? '1' : 'n';
 }
 
-void append_int(std::string& s, int64_t v) {
+inline void append_int(std::string& s, int64_t v) {
+  if (v >= 0 && v < 10) {
+    s.push_back(char('0' + v));
+    return;
+  }
   char buf[24];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
   s.append(buf, r.ptr);
@@ -82,13 +86,21 @@ Dims contiguous_strides(const Dims& shape) {
 struct Builder {
   const KernelBlock& block;
   KernelPlan plan;
-  Dims shape;                // loop shape, original order
-  int axis = -1;             // original dimension of the reduction/scan axis
-  std::vector<Dims> strides; // per array: loop strides (LOOP, REDUCED), original order
-  Dims position;             // row-major position strides
+  Dims shape;    // loop shape, original order
+  int axis = -1; // original dimension of the reduction/scan axis
+  // Per array: loop strides (LOOP, REDUCED), original order. Inline for the usual sizes.
+  boost::container::small_vector<Dims, 8> strides;
+  Dims position; // row-major position strides
   bool needs_position = false;
 
-  explicit Builder(const KernelBlock& b) : block(b) {}
+  explicit Builder(const KernelBlock& b) : block(b) {
+    const size_t n = b.instrs.size();
+    plan.arrays.reserve(3 * n);
+    plan.instrs.reserve(n);
+    plan.constants.reserve(n);
+    plan.params.reserve(16 + 12 * n);
+    plan.ptrs.reserve(3 * n);
+  }
 
   bool is_contracted(const Base* base) const {
     return std::find(block.contracted.begin(), block.contracted.end(), base) !=
@@ -185,9 +197,9 @@ struct Builder {
   // ones that every array walks as one. Fills extents (loop order) and permutes the strides.
   Dims order_and_collapse() {
     int nd = int(shape.size());
-    std::vector<int> dims(static_cast<size_t>(nd), 0);
+    boost::container::small_vector<int, 8> dims(static_cast<size_t>(nd), 0);
     std::iota(dims.begin(), dims.end(), 0);
-    std::vector<int64_t> weight(size_t(nd), 0);
+    boost::container::small_vector<int64_t, 8> weight(static_cast<size_t>(nd), 0);
     for (size_t i = 0; i < plan.arrays.size(); ++i)
       if (addressed_by_loop(i))
         for (int k = 0; k < nd; ++k)
@@ -197,7 +209,7 @@ struct Builder {
     // Permute, dropping extent-1 dimensions (never the axis).
     Dims ext;
     int new_axis = -1;
-    std::vector<Dims> st(plan.arrays.size());
+    boost::container::small_vector<Dims, 8> st(plan.arrays.size());
     Dims pos;
     for (int k : dims) {
       if (shape[size_t(k)] == 1 && k != axis) continue;

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "core/instruction.h"
 #include "ve/engine.h"
 
@@ -49,7 +51,8 @@ struct PlanInstr {
   Opcode op;
   DType in; // the signature's free type T
   DType out;
-  std::vector<PlanOperand> operands; // output first; a reduction's axis is not an operand
+  // Output first; a reduction's axis is not an operand. Inline: planning allocates little.
+  boost::container::small_vector<PlanOperand, 4> operands;
 };
 
 struct PlanConstant {
