@@ -58,6 +58,8 @@ EOF
 
 build() {
   step "configure and build into build/ (-j$jobs${*:+, targets: $*})"
+  # Paths relative to the checkout, so every clone (CI's fresh one too) shares ccache hits.
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
   cmake -S . -B build -G Ninja -DPython_EXECUTABLE="$PWD/.venv/bin/python" >/dev/null
   if (($#)); then
     cmake --build build -j "$jobs" --target "$@"
