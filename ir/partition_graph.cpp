@@ -155,6 +155,27 @@ bool PartitionGraph::no_long_path(uint32_t a, uint32_t b) {
   }
 }
 
+bool PartitionGraph::reaches(uint32_t a, uint32_t b) {
+  const uint32_t hi = blocks_[b].pos;
+  if (blocks_[a].pos >= hi) return false;
+  if (++stamp_ == 0) {
+    std::fill(fw_mark_.begin(), fw_mark_.end(), 0);
+    std::fill(bw_mark_.begin(), bw_mark_.end(), 0);
+    stamp_ = 1;
+  }
+  checked_a_ = checked_b_ = UINT32_MAX; // the marks of the last legality search are gone
+  fw_.assign(1, a);
+  for (size_t i = 0; i < fw_.size(); ++i)
+    for (uint32_t d : blocks_[fw_[i]].succ) {
+      if (d == b) return true;
+      if (blocks_[d].pos < hi && fw_mark_[d] != stamp_) {
+        fw_mark_[d] = stamp_;
+        fw_.push_back(d);
+      }
+    }
+  return false;
+}
+
 bool PartitionGraph::can_merge(uint32_t a, uint32_t b) {
   if (a == b || !alive(a) || !alive(b) || !fusible(a, b)) return false;
   if (blocks_[a].pos > blocks_[b].pos) std::swap(a, b);

@@ -43,6 +43,8 @@ public:
   bool fusible(uint32_t a, uint32_t b) const;
   // Lemma 1: fusible and no path of length >= 2 between a and b.
   bool can_merge(uint32_t a, uint32_t b);
+  // A path of dependency edges leads from block a to block b (a != b).
+  bool reaches(uint32_t a, uint32_t b);
   // Merges two blocks for which can_merge() holds; returns the id of the merged block (one
   // of a, b; the other dies).
   uint32_t merge(uint32_t a, uint32_t b);
