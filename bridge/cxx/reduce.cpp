@@ -38,8 +38,10 @@ node reduce(Opcode op, const node& in, std::optional<int> axis, DType compute) {
   node src = in.dtype == compute ? in : cast(in, compute);
   if (axis) return reduce_axis(op, src, *axis);
   if (src.ndim() == 0) return copy(src);
-  if (is_contiguous(src)) src = reshape(src, {src.size()});
-  while (src.ndim() > 0) src = reduce_axis(op, src, 0);
+  // Axis by axis, the last first: the first reduction has the input's shape as its loop shape,
+  // so it fuses with the element-wise instructions that produce the input, and accumulates
+  // along the innermost axis; the later ones are small.
+  while (src.ndim() > 0) src = reduce_axis(op, src, src.ndim() - 1);
   return src;
 }
 
