@@ -1,0 +1,245 @@
+"""Does each bytecode filter help? Programs built to show each filter's pattern, run by
+`hassium run` with the filter off and on; the stack's own profile counters give the times.
+
+For each (filter, program): the best of --repeat runs of the total flush time (filters + fusion
++ compilation + execution; kernels come from a warm disk cache, so it is execution in effect)
+and of the engine's execution time alone, off and on, and the ratio. Also checks that the
+printed SYNC output is the same (to 1e-9 relative where the filter may reassociate floats).
+
+    python benchmarks/filters_bench.py --hassium build/bin/hassium [--n 16777216] [--repeat 5]
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def prog_power_float(n):
+    """x**2 + x**-1 + x**0.5 (float64) reduced to a scalar: POWER vs MULTIPLY/DIVIDE/SQRT."""
+    return f"""
+.base X float64 {n}
+.base Y float64 {n}
+.base Z float64 {n}
+.base S float64 1
+RANGE X
+ADD X, X, 1
+MULTIPLY X, X, 1e-7
+POWER Y, X, 2
+POWER Z, X, -1
+ADD Y, Y, Z
+POWER Z, X, 0.5
+ADD Y, Y, Z
+ADD_REDUCE S{{0;;}}, Y, 0
+FREE Y
+FREE Z
+SYNC S
+"""
+
+
+def prog_power_int(n):
+    """i**3 (int64) reduced to a scalar: POWER vs two multiplications."""
+    return f"""
+.base I int64 {n}
+.base J int64 {n}
+.base T int64 1
+RANGE I
+POWER J, I, 3
+ADD_REDUCE T{{0;;}}, J, 0
+FREE J
+SYNC T
+"""
+
+
+def prog_reduce(n, reps=8):
+    """A 1-d float sum, an int64 sum and a min of a long array made in an earlier flush."""
+    lines = [f".base A float64 {n}", f".base B int64 {n}", ".base K int64 1"]
+    lines += [f".base S{r} float64 1" for r in range(reps)]
+    lines += [f".base M{r} int64 1" for r in range(reps)]
+    lines += ["RANGE A", "MULTIPLY A, A, 0.001", "RANGE B", "IDENTITY K, 0", "SYNC K",
+              "IDENTITY K, 1"]  # SYNC K, then a write of K: `hassium run` ends the flush there
+    for r in range(reps):
+        lines += [f"ADD_REDUCE S{r}{{0;;}}, A, 0", f"ADD_REDUCE M{r}{{0;;}}, B, 0"]
+    lines += [f"SYNC S{r}" for r in range(reps)] + [f"SYNC M{r}" for r in range(reps)]
+    return "\n".join(lines) + "\n"
+
+
+def prog_reduce_fused(n):
+    """A sum whose input is produced in the same flush (split_reduction leaves it: keep_fusion)."""
+    return f"""
+.base A float64 {n}
+.base S float64 1
+RANGE A
+MULTIPLY A, A, 0.001
+SQRT A, A
+ADD_REDUCE S{{0;;}}, A, 0
+FREE A
+SYNC S
+"""
+
+
+def prog_copy(n):
+    """y[...] = expression: the expression's temporary copied into a live array (backward
+    rename), and a copy of a temporary into another temporary (forward rename)."""
+    return f"""
+.base X float64 {n}
+.base T float64 {n}
+.base U float64 {n}
+.base V float64 {n}
+.base Y float64 {n}
+.base S float64 1
+RANGE X
+MULTIPLY T, X, 3
+ADD T, T, 1
+IDENTITY Y, T
+FREE T
+ADD U, X, 2
+IDENTITY V, U
+FREE U
+MULTIPLY Y, Y, V
+FREE V
+ADD_REDUCE S{{0;;}}, Y, 0
+SYNC S
+"""
+
+
+def prog_fill(n):
+    """np.full(n, 2.0) * x + np.ones(n): fills that stay alive (the frontend holds them)."""
+    return f"""
+.base X float64 {n}
+.base A float64 {n}
+.base O float64 {n}
+.base C float64 {n}
+.base Y float64 {n}
+.base S float64 1
+RANGE X
+IDENTITY A, 2.0
+IDENTITY O, 1.0
+ADD C, A, O
+MULTIPLY Y, X, A
+ADD Y, Y, O
+MULTIPLY Y, Y, C
+ADD_REDUCE S{{0;;}}, Y, 0
+SYNC S
+"""
+
+
+def prog_dead(n):
+    """Results computed and dropped (a temporary nobody reads before its FREE)."""
+    return f"""
+.base X float64 {n}
+.base D float64 {n}
+.base E float64 {n}
+.base S float64 1
+RANGE X
+SQRT D, X
+EXP E, D
+ADD_REDUCE S{{0;;}}, X, 0
+FREE D
+FREE E
+SYNC S
+"""
+
+
+def prog_many_flushes(n, flushes=200):
+    """Many small flushes (what trace costs per flush)."""
+    lines = [".base X float64 1024", ".base K int64 1", "RANGE X"]
+    for f in range(flushes):
+        lines += ["MULTIPLY X, X, 1.0001", "ADD X, X, 1", "IDENTITY K, %d" % f, "SYNC K"]
+    lines += ["IDENTITY K, -1"]
+    return "\n".join(lines) + "\n"
+
+
+# (filter, program name, generator, relative tolerance of the output comparison)
+CASES = [
+    ("expand_power", "power_float", prog_power_float, 0),
+    ("expand_power", "power_int", prog_power_int, 0),
+    ("split_reduction", "reduce", prog_reduce, 1e-9),
+    ("split_reduction", "reduce_fused", prog_reduce_fused, 1e-9),
+    ("remove_identity", "copy", prog_copy, 0),
+    ("fold_constants", "fill", prog_fill, 0),
+    ("remove_dead", "dead", prog_dead, 0),
+    ("trace", "many_flushes", prog_many_flushes, 0),
+]
+
+PROFILE_RE = re.compile(r"^\s*(execution time \(s\)|flush time, total \(s\)):\s*([0-9.eE+-]+)")
+
+
+def run(hassium, path, filters, env_extra):
+    env = dict(os.environ)
+    env.update(env_extra)
+    env["HASSIUM_STACK_FILTERS"] = filters
+    env["HASSIUM_PROFILE"] = "1"
+    p = subprocess.run([hassium, "run", path], capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        sys.exit(f"hassium run {path} (filters '{filters}') failed:\n{p.stderr}")
+    times = {}
+    for line in p.stderr.splitlines():
+        m = PROFILE_RE.match(line)
+        if m:
+            times[m.group(1).split()[0]] = float(m.group(2))
+    return p.stdout, times.get("flush", float("nan")), times.get("execution", float("nan"))
+
+
+def same_output(a, b, rtol):
+    if rtol == 0:
+        return a == b
+    ta, tb = a.split(), b.split()
+    if len(ta) != len(tb):
+        return False
+    for x, y in zip(ta, tb):
+        if x == y:
+            continue
+        try:
+            fx, fy = float(x), float(y)
+        except ValueError:
+            return False
+        if abs(fx - fy) > rtol * max(abs(fx), abs(fy)):
+            return False
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hassium", default=os.path.join(ROOT, "build", "bin", "hassium"))
+    ap.add_argument("--n", type=int, default=1 << 24, help="elements per array")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--only", help="run only this filter's cases")
+    args = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="hassium-filters-bench-")
+    env = {
+        "HASSIUM_CONFIG": os.path.join(ROOT, "config.ini"),
+        "HASSIUM_CPU_CACHE_DIR": os.path.join(tmp, "kernels"),
+        "HASSIUM_FILTERS_TRACE_FILE": os.path.join(tmp, "trace.hsb"),
+    }
+    print(f"n = {args.n} elements per array, best of {args.repeat} runs; times in ms")
+    print(f"{'filter':16} {'program':14} {'flush off':>10} {'flush on':>10} {'ratio':>6}"
+          f" {'exec off':>9} {'exec on':>9} {'ratio':>6}  same")
+    for filt, name, gen, rtol in CASES:
+        if args.only and filt != args.only:
+            continue
+        path = os.path.join(tmp, name + ".hsb")
+        with open(path, "w") as f:
+            f.write(gen(args.n))
+        res = {}
+        for filters in ("", filt):
+            run(args.hassium, path, filters, env)  # warm the kernel cache and the page cache
+            best_flush, best_exec, out = float("inf"), float("inf"), None
+            for _ in range(args.repeat):
+                out, fl, ex = run(args.hassium, path, filters, env)
+                best_flush, best_exec = min(best_flush, fl), min(best_exec, ex)
+            res[filters] = (out, best_flush, best_exec)
+        (o0, f0, e0), (o1, f1, e1) = res[""], res[filt]
+        same = same_output(o0, o1, rtol)
+        print(f"{filt:16} {name:14} {f0*1e3:10.2f} {f1*1e3:10.2f} {f0/f1:6.2f}"
+              f" {e0*1e3:9.2f} {e1*1e3:9.2f} {e0/e1 if e1 else float('nan'):6.2f}  {same}")
+        if not same:
+            print(f"  outputs differ:\n  off: {o0[:200]}\n  on:  {o1[:200]}")
+
+
+if __name__ == "__main__":
+    main()
