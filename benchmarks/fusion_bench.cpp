@@ -1,18 +1,20 @@
 // Fusion benchmark: partition time, cost and merge-cache hit time of every algorithm on
 // programs of 100, 1000 and 5000 instructions, plus the paper's Fig. 3 program.
 //
-// The programs are synthetic traces shaped like the NumPy benchmarks' loops (benchmarks/python):
-// a 5-point stencil on a 2-D grid with fresh temporaries (heat equation), element-wise chains
-// with temporaries (Black-Scholes-like) and a reduction with a SYNC, repeated until the size
-// is reached. Real traces (the `trace` filter writes them) can be given as arguments:
+// The programs are prefixes of real traces (benchmarks/traces: the C++ benchmarks of
+// benchmarks/cxx recorded by the `trace` filter, every flush of a run one after the other) and
+// of a synthetic trace shaped like the NumPy benchmarks' loops: a 5-point stencil on a 2-D grid
+// with fresh temporaries, element-wise chains with temporaries, a reduction and a SYNC. Every
+// partition is checked for legality. Other traces can be given as arguments:
 //   fusion_bench [--quick] [--only=ALGORITHM] [--sizes=100,1000] [TRACE.hsb ...]
-// each file is benchmarked whole. Times are medians of repeated runs, in CPU time of the
-// thread (the machines are shared; everything measured is single-threaded).
+// Times are medians of repeated runs, in CPU time of the thread (the machines are shared;
+// everything measured is single-threaded).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -116,6 +118,14 @@ double cpu_seconds() {
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
+// The first n instructions of a program (a prefix of a valid program is valid).
+Program prefix(const Program& p, size_t n) {
+  Program q;
+  q.bases = p.bases;
+  q.instrs.assign(p.instrs.begin(), p.instrs.begin() + long(std::min(n, p.size())));
+  return q;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -143,6 +153,10 @@ void bench(const std::string& name, const Program& p, double min_total) {
   std::printf("\n%s: %zu instructions\n", name.c_str(), p.size());
   std::printf("  %-12s %12s %14s %8s %9s %14s\n", "algorithm", "time", "cost (bytes)", "blocks",
               "proven", "cache hit");
+  // Every partition is checked for legality (Def. 5) against this graph.
+  AccessTable table_for_check = build_access_table(p);
+  auto model_for_check = make_cost_model("bohrium", table_for_check);
+  WspGraph graph(table_for_check, *model_for_check);
   {
     double table = time_it([&] { build_access_table(p); }, min_total / 4, 1000);
     AccessTable t = build_access_table(p);
@@ -163,6 +177,11 @@ void bench(const std::string& name, const Program& p, double min_total) {
     o.algorithm = alg;
     Partition part;
     double t = time_it([&] { part = fuse(p, o); }, min_total, 1000);
+    std::string illegal = check_partition(graph, part.blocks);
+    if (!illegal.empty()) {
+      std::printf("  %-12s ILLEGAL PARTITION: %s\n", alg.c_str(), illegal.c_str());
+      std::exit(1);
+    }
     MergeCache cache;
     fuse(p, o, &cache); // miss: fills the cache
     double hit = time_it([&] { part = fuse(p, o, &cache); }, 0.05, 100000);
@@ -228,6 +247,18 @@ FREE D
                       "fig3"),
         min_total);
   for (size_t size : sizes) bench("synthetic trace", synthetic(size), min_total);
-  for (const auto& f : files) bench(f, parse_file(f), min_total);
+  std::vector<std::string> traces = files;
+  if (traces.empty()) {
+    for (const auto& e : std::filesystem::directory_iterator(HASSIUM_TRACE_DIR))
+      if (e.path().extension() == ".hsb") traces.push_back(e.path().string());
+    std::sort(traces.begin(), traces.end());
+  }
+  for (const auto& f : traces) {
+    Program whole = parse_file(f);
+    const std::string name = std::filesystem::path(f).stem().string() + " trace";
+    for (size_t size : sizes)
+      if (size <= whole.size()) bench(name + " (prefix)", prefix(whole, size), min_total);
+    if (!files.empty()) bench(name, whole, min_total);
+  }
   return 0;
 }
