@@ -4,7 +4,10 @@
 // from the singletons.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "ir/algorithms.h"
+#include "ir/parser.h"
 #include "random_programs.h"
 #include "reference_fusion.h"
 
@@ -59,4 +62,24 @@ TEST_CASE("every algorithm is legal and optimal is exact (other cost models)") {
     for (const char* model : {"max_contract", "max_locality", "robinson"})
       check_program(p, model, true);
   }
+}
+
+TEST_CASE("the same on windows of real traces (benchmarks/traces)") {
+  // Every window of 8 consecutive instructions is a valid program (no use after FREE in the
+  // whole trace). These have 2-D views, reductions, broadcasts and many temporaries.
+  int windows = 0;
+  for (const auto& e :
+       std::filesystem::directory_iterator(HASSIUM_SOURCE_DIR "/benchmarks/traces")) {
+    if (e.path().extension() != ".hsb") continue;
+    Program whole = parse_file(e.path().string());
+    INFO("trace " << e.path().filename().string());
+    for (size_t start = 0; start + 8 <= whole.size(); start += 37) {
+      Program w;
+      w.bases = whole.bases;
+      w.instrs.assign(whole.instrs.begin() + long(start), whole.instrs.begin() + long(start + 8));
+      check_program(w, "bohrium", true);
+      ++windows;
+    }
+  }
+  CHECK(windows > 250);
 }
