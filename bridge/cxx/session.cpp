@@ -15,6 +15,10 @@ namespace hassium {
 namespace {
 std::atomic<int64_t> g_next_name{0};
 std::atomic<int64_t> g_threshold{1000};
+// Counts the flushes this frontend completed. A base whose last write was recorded in the
+// current epoch may still be pending; an older one has run. Flushes that others start (the
+// Python frontend, Runtime::install) are not counted: the bases then merely look dirty.
+std::atomic<int64_t> g_epoch{0};
 
 // The process's Runtime, with an execution stack: the one the configuration names, unless a
 // frontend (the Python module, a test) installed one first.
@@ -24,6 +28,16 @@ Runtime& runtime() {
     if (!Runtime::instance().installed()) install_stack();
   });
   return Runtime::instance();
+}
+
+// Flushes (with a SYNC of `base` first when given) and starts a new epoch.
+void run_pending(const BasePtr& base) {
+  int64_t epoch = g_epoch;
+  if (base)
+    runtime().sync(base);
+  else
+    runtime().flush();
+  g_epoch = epoch + 1;
 }
 } // namespace
 
@@ -45,6 +59,10 @@ base_ref::~base_ref() {
   }
 }
 
+bool base_ref::dirty() const {
+  return written_epoch == g_epoch;
+}
+
 int64_t node::size() const {
   int64_t n = 1;
   for (int64_t e : shape) n *= e;
@@ -62,7 +80,7 @@ View to_view(const node& n) {
 
 instr& instr::out(const node& n) {
   n.base->used = true;
-  n.base->dirty = true;
+  n.base->written_epoch = g_epoch;
   ins_.operands.emplace_back(to_view(n));
   return *this;
 }
@@ -79,7 +97,7 @@ instr& instr::in(const Scalar& s) {
 void record(instr&& i) {
   Runtime& rt = runtime();
   rt.record(i.take());
-  if (int64_t(rt.pending_size()) > g_threshold) rt.flush();
+  if (int64_t(rt.pending_size()) > g_threshold) run_pending(nullptr);
 }
 
 node make(DType t, const shape_type& shape) {
@@ -102,18 +120,17 @@ node make(DType t, const shape_type& shape) {
   return r;
 }
 
-void* sync(const node& n) {
+void* sync(const node& n, bool for_write) {
   base_ref& b = *n.base;
-  if (b.dirty || !b.base->data) {
-    runtime().sync(b.base);
+  if (b.dirty() || !b.base->data || (for_write && Runtime::instance().pending_size() > 0)) {
     b.used = true;
-    b.dirty = false;
+    run_pending(b.base);
   }
   return b.base->data;
 }
 
 void flush() {
-  runtime().flush();
+  run_pending(nullptr);
 }
 size_t pending() {
   return Runtime::instance().pending_size();

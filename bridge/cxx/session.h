@@ -18,9 +18,12 @@ public:
   // Records FREE of the base when a recorded instruction ever named it.
   ~base_ref();
 
+  // Written by an instruction that has not run yet: no flush of this frontend since then.
+  bool dirty() const;
+
   BasePtr base;
-  bool used = false;  // named by a recorded instruction (so the runtime must be told it died)
-  bool dirty = false; // written by an instruction recorded since the last sync
+  bool used = false;          // named by a recorded instruction (the runtime must hear it died)
+  int64_t written_epoch = -1; // the flush epoch (see session.cpp) of its last recorded write
 };
 
 // The core View of a node.

@@ -167,3 +167,22 @@ TEST_CASE("errors record nothing and leave the runtime usable", "[cxx][session][
   a += 2.0;
   CHECK(sum(a).item() == 36.0);
 }
+
+TEST_CASE("a write through element access runs pending readers of the array first",
+          "[cxx][session]") {
+  SpyBackend& s = spy();
+  array<double> a = full<double>({4}, 1.0);
+  flush();
+  array<double> b = a * 2.0; // pending, reads a
+  const array<double>& ca = a;
+  CHECK(ca(1) == 1.0); // a read: a is clean, nothing runs
+  size_t flushes = s.programs.size();
+  CHECK(detail::pending() == 1);
+  a(0) = 5.0; // a write: b = a * 2 runs before it
+  CHECK(s.programs.size() == flushes + 1);
+  CHECK(b(0) == 2.0);
+  CHECK(a(0) == 5.0);
+  double* p = a.data();
+  p[1] = 7.0;
+  hstest::check_values(a + 0.0, {5.0, 7.0, 1.0, 1.0});
+}

@@ -149,7 +149,7 @@ public:
   requires((std::integral<I> || std::constructible_from<index, I>)&&...) decltype(auto)
   operator()(I... i) {
     if constexpr ((std::integral<I> && ...))
-      return element(std::initializer_list<int64_t>{int64_t(i)...});
+      return element(std::initializer_list<int64_t>{int64_t(i)...}, true);
     else
       return view({index(i)...});
   }
@@ -157,7 +157,7 @@ public:
   requires((std::integral<I> || std::constructible_from<index, I>)&&...) auto
   operator()(I... i) const {
     if constexpr ((std::integral<I> && ...))
-      return T(const_cast<array*>(this)->element({int64_t(i)...}));
+      return T(element({int64_t(i)...}, false));
     else
       return view({index(i)...});
   }
@@ -206,7 +206,7 @@ public:
   // --- data ------------------------------------------------------------------------------
   // The memory of element 0 of this view (strides() give the layout), after a flush.
   T* data() {
-    return static_cast<T*>(detail::sync(n_)) + n_.offset;
+    return static_cast<T*>(detail::sync(n_, true)) + n_.offset;
   }
   const T* data() const {
     return static_cast<const T*>(detail::sync(n_)) + n_.offset;
@@ -239,9 +239,9 @@ public:
   }
 
 private:
-  T& element(std::initializer_list<int64_t> idx) {
+  T& element(std::initializer_list<int64_t> idx, bool write) const {
     int64_t at = detail::element_index(n_, std::span<const int64_t>(idx.begin(), idx.size()));
-    return static_cast<T*>(detail::sync(n_))[at];
+    return static_cast<T*>(detail::sync(n_, write))[at];
   }
 
   detail::node n_;

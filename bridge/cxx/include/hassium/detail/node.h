@@ -94,8 +94,9 @@ shape_type broadcast_shapes(const shape_type& a, const shape_type& b);
 bool is_contiguous(const node& in);
 
 // --- data -------------------------------------------------------------------------------------
-// Runs what is pending for the base and returns its memory (element 0 of the base).
-void* sync(const node& in);
+// Runs what is pending for the base and returns its memory (element 0 of the base). For a
+// write, everything pending runs first (a pending instruction may read the base).
+void* sync(const node& in, bool for_write = false);
 // The base element index of the element at `idx` (one index per axis, negative from the end).
 int64_t element_index(const node& in, std::span<const int64_t> idx);
 void flush();
