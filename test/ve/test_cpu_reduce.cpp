@@ -157,7 +157,8 @@ void check_reduce(Engine& engine, Opcode op, DType t, const Dims& shape, int axi
 
 TEST_CASE("reductions: every axis of every layout, small and split sizes", "[ve][cpu][reduce]") {
   auto engine = test_engine();
-  const std::vector<Dims> shapes = {{7}, {5, 6}, {3, 4, 5}, {1 << 17}, {3, 1 << 16}, {1 << 15, 3}};
+  const std::vector<Dims> shapes = {{7},          {5, 6},       {3, 4, 5},    {1 << 17},
+                                    {3, 1 << 16}, {1 << 15, 3}, {1 << 14, 16}};
   for (const Dims& shape : shapes)
     for (int axis = 0; axis < int(shape.size()); ++axis)
       for (Layout layout : kLayouts)

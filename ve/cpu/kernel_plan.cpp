@@ -16,6 +16,7 @@ constexpr int64_t kChunkMin = int64_t(1) << 15;   // elements per chunk of a par
 constexpr int64_t kMaxChunks = 64;                // partial results per reduction at most
 constexpr int64_t kPartialCap = int64_t(1) << 24; // elements of partials per reduction at most
 constexpr int64_t kSplitMinExtent = 8;            // prefer splitting a level at least this long
+constexpr int64_t kSmallOutput = 4096;            // reductions this small may split their axis
 
 // The shape an instruction loops over (Instruction::loop_shape, robust to constant operands).
 const Dims& loop_shape_of(const Instruction& in) {
@@ -274,8 +275,16 @@ struct Builder {
     int split = -1;
     for (int k = 0; k < nd && split < 0; ++k)
       if (k != plan.axis && ext[size_t(k)] >= kSplitMinExtent) split = k;
-    if (split < 0 && plan.has_reduction && plan.axis >= 0 && ext[size_t(plan.axis)] >= 2)
-      split = plan.axis;
+    const bool can_split_axis = plan.has_reduction && plan.axis >= 0 && ext[size_t(plan.axis)] >= 2;
+    if (split < 0 && can_split_axis) split = plan.axis;
+    // A small output under an outer axis (a.sum(axis=0) of a tall, narrow matrix): threads
+    // splitting the narrow rows would each read every cache line; split the axis instead.
+    if (can_split_axis && split > plan.axis) {
+      int64_t out_size = 1;
+      for (int k = 0; k < nd; ++k)
+        if (k != plan.axis) out_size *= ext[size_t(k)];
+      if (out_size <= kSmallOutput) split = plan.axis;
+    }
     if (split < 0) {
       int64_t best = -1;
       for (int k = 0; k < nd; ++k)
