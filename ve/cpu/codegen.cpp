@@ -63,7 +63,7 @@ private:
   }
 
   void loop(Value* lo, Value* hi, const std::function<void(Value*)>& body);
-  void load_params(Value* params, Value* chunk);
+  void load_params(Value* params);
   Val load_constant(Value* params, const PlanConstant& c);
   Value* advance(Value* off, Value* i, Value* stride, bool innermost, StrideClass cls);
   Offsets advance(const Offsets& off, int level, Value* i);
@@ -119,7 +119,7 @@ Val Codegen::load_constant(Value* params, const PlanConstant& c) {
   }
 }
 
-void Codegen::load_params(Value* params, Value* chunk) {
+void Codegen::load_params(Value* params) {
   const int nd = plan_.ndim;
   for (int k = 0; k < nd; ++k) extent_.push_back(param(params, k));
   size_t na = plan_.arrays.size();
@@ -140,7 +140,6 @@ void Codegen::load_params(Value* params, Value* chunk) {
     for (int k = 0; k < nd; ++k)
       position_stride_.push_back(param(params, plan_.position_param + k));
   for (const PlanConstant& c : plan_.constants) constant_.push_back(load_constant(params, c));
-  (void)chunk;
 }
 
 Value* Codegen::advance(Value* off, Value* i, Value* stride, bool innermost, StrideClass cls) {
@@ -418,7 +417,7 @@ void Codegen::kernel() {
   Value* params = body->getArg(2);
   Value* chunk = body->getArg(3);
   e_.error_record = body->getArg(4);
-  load_params(params, chunk);
+  load_params(params);
   base_.assign(na, nullptr);
   Offsets start;
   start.array.assign(na, nullptr);
@@ -487,8 +486,10 @@ void Codegen::combine() {
       ps.push_back(param(params, a.param + k));
       fs.push_back(param(params, a.param + nd + 1 + k));
     }
-    llvm::AllocaInst* acc_re = b_.CreateAlloca(e_.type(in.in));
-    llvm::AllocaInst* acc_im = is_complex(in.in) ? b_.CreateAlloca(e_.type(in.in)) : nullptr;
+    // Accumulators in the entry block, where mem2reg promotes them.
+    llvm::IRBuilder<> at_entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+    llvm::AllocaInst* acc_re = at_entry.CreateAlloca(e_.type(in.in));
+    llvm::AllocaInst* acc_im = is_complex(in.in) ? at_entry.CreateAlloca(e_.type(in.in)) : nullptr;
     std::function<void(int, Value*, Value*)> nest = [&](int lv, Value* po, Value* fo) {
       if (lv == plan_.axis) return nest(lv + 1, po, fo);
       if (lv == nd) {
