@@ -36,6 +36,20 @@ inline std::vector<long> parse_size(int argc, char** argv, const char* names,
   return fields;
 }
 
+// The value of `--name N` (a positive integer), or `fallback`.
+inline long option(int argc, char** argv, const char* name, long fallback) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], name) == 0) {
+      long v = std::strtol(argv[i + 1], nullptr, 10);
+      if (v < 1) {
+        std::fprintf(stderr, "%s must be a positive integer, got '%s'\n", name, argv[i + 1]);
+        std::exit(2);
+      }
+      return v;
+    }
+  return fallback;
+}
+
 inline double seconds(const std::function<void()>& f) {
   auto t0 = std::chrono::steady_clock::now();
   f();
