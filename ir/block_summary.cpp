@@ -1,4 +1,5 @@
-// Block summaries: built from instructions, merged with two-pointer walks.
+// Block summaries: built from instructions, merged with two-pointer walks (in place from the
+// back for the partition graph's growing blocks).
 #include "ir/block_summary.h"
 
 #include <algorithm>
@@ -14,17 +15,14 @@ ViewStat combine(ViewStat x, const ViewStat& y) {
   return x;
 }
 
-// Rebuilds `bases[*].begin/end` after `views` changed.
-void index_bases(BlockSummary& s, const AccessTable& t) {
-  size_t k = 0;
-  for (BaseStat& b : s.bases) {
-    b.begin = uint32_t(k);
-    while (k < s.views.size() && s.views[k].view < t.bases[b.base].end_view) ++k;
-    b.end = uint32_t(k);
-  }
-}
-
 } // namespace
+
+std::span<const ViewStat> BlockSummary::views_of(const BaseStat& b) const {
+  auto key = [](const ViewStat& v, uint32_t x) { return v.view < x; };
+  auto lo = std::lower_bound(views.begin(), views.end(), b.first_view, key);
+  auto hi = std::lower_bound(lo, views.end(), b.end_view, key);
+  return {views.data() + (lo - views.begin()), size_t(hi - lo)};
+}
 
 const BaseStat* BlockSummary::find_base(uint32_t base) const {
   auto it = std::lower_bound(bases.begin(), bases.end(), base,
@@ -61,6 +59,8 @@ BlockSummary summarize_block(const AccessTable& t, std::span<const uint32_t> ins
       BaseStat b;
       b.base = a.base;
       b.flags = flag;
+      b.first_view = t.bases[a.base].first_view;
+      b.end_view = t.bases[a.base].end_view;
       s.bases.push_back(b);
     }
   }
@@ -84,7 +84,6 @@ BlockSummary summarize_block(const AccessTable& t, std::span<const uint32_t> ins
       s.bases[w++] = s.bases[r];
   }
   s.bases.resize(w);
-  index_bases(s, t);
   return s;
 }
 
@@ -108,32 +107,56 @@ void merge_views(std::span<const ViewStat> a, std::span<const ViewStat> b,
 BlockSummary merge_summaries(const BlockSummary& a, const BlockSummary& b) {
   BlockSummary s;
   s.views.reserve(a.views.size() + b.views.size());
+  merge_views(a.views, b.views, s.views);
   s.bases.reserve(a.bases.size() + b.bases.size());
   size_t i = 0, j = 0;
   while (i < a.bases.size() || j < b.bases.size()) {
-    BaseStat out;
-    out.begin = uint32_t(s.views.size());
     if (j == b.bases.size() || (i < a.bases.size() && a.bases[i].base < b.bases[j].base)) {
-      out.base = a.bases[i].base;
-      out.flags = a.bases[i].flags;
-      auto v = a.views_of(a.bases[i++]);
-      s.views.insert(s.views.end(), v.begin(), v.end());
+      s.bases.push_back(a.bases[i++]);
     } else if (i == a.bases.size() || b.bases[j].base < a.bases[i].base) {
-      out.base = b.bases[j].base;
-      out.flags = b.bases[j].flags;
-      auto v = b.views_of(b.bases[j++]);
-      s.views.insert(s.views.end(), v.begin(), v.end());
+      s.bases.push_back(b.bases[j++]);
     } else {
-      out.base = a.bases[i].base;
-      out.flags = a.bases[i].flags | b.bases[j].flags;
-      merge_views(a.views_of(a.bases[i]), b.views_of(b.bases[j]), s.views);
-      ++i;
-      ++j;
+      s.bases.push_back(a.bases[i++]);
+      s.bases.back().flags |= b.bases[j++].flags;
     }
-    out.end = uint32_t(s.views.size());
-    s.bases.push_back(out);
   }
   return s;
+}
+
+namespace {
+
+// Merges the sorted `b` into the sorted `a` in place, combining equal keys; from the back, so
+// nothing is overwritten before it is read.
+template <typename T, typename Key, typename Combine>
+void merge_back(std::vector<T>& a, const std::vector<T>& b, Key key, Combine combine) {
+  const size_t n = a.size(), m = b.size();
+  a.resize(n + m);
+  size_t i = n, j = m, w = n + m;
+  while (j > 0) {
+    if (i > 0 && key(a[i - 1]) > key(b[j - 1])) {
+      a[--w] = a[--i];
+    } else if (i > 0 && key(a[i - 1]) == key(b[j - 1])) {
+      a[--w] = combine(a[--i], b[--j]);
+    } else {
+      a[--w] = b[--j];
+    }
+  }
+  // a[0, i) is in place already; a[w, n + m) holds the rest: close the gap between them.
+  if (w > i) a.erase(a.begin() + long(i), a.begin() + long(w));
+}
+
+} // namespace
+
+void merge_into(BlockSummary& into, const BlockSummary& other) {
+  merge_back(
+      into.views, other.views, [](const ViewStat& v) { return v.view; },
+      [](ViewStat x, const ViewStat& y) { return combine(x, y); });
+  merge_back(
+      into.bases, other.bases, [](const BaseStat& b) { return b.base; },
+      [](BaseStat x, const BaseStat& y) {
+        x.flags |= y.flags;
+        return x;
+      });
 }
 
 } // namespace hassium

@@ -44,7 +44,7 @@ inline bool is_contracted(uint8_t flags) {
 struct BaseStat {
   uint32_t base;
   uint8_t flags = 0;
-  uint32_t begin = 0, end = 0; // its views: BlockSummary::views[begin, end)
+  uint32_t first_view = 0, end_view = 0; // the ids of its base's views (AccessTable::bases)
 
   bool contracted() const { return is_contracted(flags); }
 };
@@ -53,9 +53,8 @@ struct BlockSummary {
   std::vector<ViewStat> views; // sorted by view id (hence grouped by base)
   std::vector<BaseStat> bases; // sorted by base id
 
-  std::span<const ViewStat> views_of(const BaseStat& b) const {
-    return {views.data() + b.begin, b.end - b.begin};
-  }
+  // The views of that base in the block (binary search, so merges need not re-index).
+  std::span<const ViewStat> views_of(const BaseStat& b) const;
   const BaseStat* find_base(uint32_t base) const;
   const ViewStat* find_view(uint32_t view) const;
 };
@@ -66,6 +65,9 @@ BlockSummary summarize_instruction(const AccessTable& t, uint32_t instr);
 BlockSummary summarize_block(const AccessTable& t, std::span<const uint32_t> instrs);
 // The summary of the union of two disjoint blocks.
 BlockSummary merge_summaries(const BlockSummary& a, const BlockSummary& b);
+// The same in place: `into` becomes the union (no allocation when its capacity suffices; the
+// work is in the elements of `into` at or after the first key of `other`).
+void merge_into(BlockSummary& into, const BlockSummary& other);
 // The views of one base in the union of two blocks, written to `out` (sorted by view id).
 void merge_views(std::span<const ViewStat> a, std::span<const ViewStat> b,
                  std::vector<ViewStat>& out);

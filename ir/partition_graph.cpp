@@ -26,14 +26,22 @@ void relabel(std::vector<uint32_t>& list, uint32_t from, uint32_t to) {
   if (it == list.end() || *it != to) list.insert(it, to);
 }
 
-// a := (a u b) \ {x, y}, all sorted.
+// a := (a u b) \ {x, y}, all sorted; in place, from the back.
 void unite(std::vector<uint32_t>& a, const std::vector<uint32_t>& b, uint32_t x, uint32_t y) {
-  std::vector<uint32_t> out;
-  out.reserve(a.size() + b.size());
-  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
-  out.erase(std::remove_if(out.begin(), out.end(), [&](uint32_t v) { return v == x || v == y; }),
-            out.end());
-  a.swap(out);
+  const size_t n = a.size();
+  a.resize(n + b.size());
+  size_t i = n, j = b.size(), w = a.size();
+  while (j > 0) {
+    if (i > 0 && a[i - 1] >= b[j - 1]) {
+      if (a[i - 1] == b[j - 1]) --j;
+      a[--w] = a[--i];
+    } else {
+      a[--w] = b[--j];
+    }
+  }
+  if (w > i) a.erase(a.begin() + long(i), a.begin() + long(w));
+  a.erase(std::remove_if(a.begin(), a.end(), [&](uint32_t v) { return v == x || v == y; }),
+          a.end());
 }
 
 } // namespace
@@ -204,27 +212,45 @@ uint32_t PartitionGraph::merge(uint32_t a, uint32_t b) {
 
   // New order of the window [pos a, pos b], relative orders kept: either the blocks not
   // reachable from a, the merged block, the blocks reachable from a; or the blocks reaching
-  // b, the merged block, the others.
+  // b, the merged block, the others. When that set is empty, the merged block simply takes
+  // the place of b (nothing between depends on a) or of a (nothing between leads to b).
   const uint32_t lo = blocks_[a].pos, hi = blocks_[b].pos;
-  std::sort(side_.begin(), side_.end(),
-            [&](uint32_t x, uint32_t y) { return blocks_[x].pos < blocks_[y].pos; });
-  std::vector<uint32_t>& marks = side_forward_ ? fw_mark_ : bw_mark_;
-  std::vector<uint32_t> others;
-  for (uint32_t p = lo + 1; p < hi; ++p) {
-    uint32_t x = order_[p];
-    if (x != kDead && marks[x] != stamp_) others.push_back(x);
+  if (side_.empty()) {
+    const uint32_t at = side_forward_ ? hi : lo;
+    order_[at] = s;
+    blocks_[s].pos = at;
+    order_[side_forward_ ? lo : hi] = kDead;
+  } else {
+    std::sort(side_.begin(), side_.end(),
+              [&](uint32_t x, uint32_t y) { return blocks_[x].pos < blocks_[y].pos; });
+    std::vector<uint32_t>& marks = side_forward_ ? fw_mark_ : bw_mark_;
+    std::vector<uint32_t> others;
+    for (uint32_t p = lo + 1; p < hi; ++p) {
+      uint32_t x = order_[p];
+      if (x != kDead && marks[x] != stamp_) others.push_back(x);
+    }
+    uint32_t p = lo;
+    auto place = [&](uint32_t x) {
+      order_[p] = x;
+      blocks_[x].pos = p++;
+    };
+    const auto& first = side_forward_ ? others : side_;
+    const auto& last = side_forward_ ? side_ : others;
+    for (uint32_t x : first) place(x);
+    place(s);
+    for (uint32_t x : last) place(x);
+    while (p <= hi) order_[p++] = kDead;
   }
-  uint32_t p = lo;
-  auto place = [&](uint32_t x) {
-    order_[p] = x;
-    blocks_[x].pos = p++;
-  };
-  const auto& first = side_forward_ ? others : side_;
-  const auto& last = side_forward_ ? side_ : others;
-  for (uint32_t x : first) place(x);
-  place(s);
-  for (uint32_t x : last) place(x);
-  while (p <= hi) order_[p++] = kDead;
+  // Holes make windows longer: squeeze them out once they outnumber the blocks.
+  if (order_.size() > 2 * (alive_count_ - 1) + 64) {
+    size_t w = 0;
+    for (uint32_t x : order_)
+      if (x != kDead) {
+        order_[w] = x;
+        blocks_[x].pos = uint32_t(w++);
+      }
+    order_.resize(w);
+  }
 
   Block& bs = blocks_[s];
   Block& bd = blocks_[d];
@@ -238,7 +264,7 @@ uint32_t PartitionGraph::merge(uint32_t a, uint32_t b) {
   unite(bs.pred, bd.pred, s, d);
   unite(bs.aff, bd.aff, s, d);
   bs.members.insert(bs.members.end(), bd.members.begin(), bd.members.end());
-  bs.summary = merge_summaries(bs.summary, bd.summary);
+  merge_into(bs.summary, bd.summary);
   bs.cls = bs.cls.merged(bd.cls);
   bd = Block();
   bd.alive = false;
