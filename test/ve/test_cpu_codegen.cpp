@@ -68,3 +68,19 @@ TEST_CASE("codegen: exp in a fused sum calls libmvec", "[ve][cpu][codegen]") {
   CHECK(has(text, "_ZGV"));
   CHECK(uses_vector_registers(text));
 }
+
+TEST_CASE("codegen: tanh and arctan2 use libmvec variants beyond LLVM's own table",
+          "[ve][cpu][codegen]") {
+  const int64_t n = 1 << 16;
+  auto a = make_data_base("a", DType::FLOAT32, n), b = make_data_base("b", DType::FLOAT32, n);
+  auto r = make_data_base("r", DType::FLOAT32, n);
+  Program p;
+  p.instrs.emplace_back(Opcode::TANH, std::vector<Operand>{View::whole(r), View::whole(a)});
+  p.instrs.emplace_back(Opcode::ARCTAN2,
+                        std::vector<Operand>{View::whole(r), View::whole(r), View::whole(b)});
+  KernelBlock block{&p, {0, 1}, {}};
+  cpu::JitCompiler jit(3, "", false);
+  std::string text = jit.asm_text(cpu::plan_block(block));
+  CHECK(has(text, "v_tanhf"));
+  CHECK(has(text, "vv_atan2f"));
+}

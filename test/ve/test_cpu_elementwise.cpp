@@ -562,12 +562,13 @@ template <typename T, typename O>
 void check_signature(Engine& engine, Opcode op, DType in, DType out) {
   const std::vector<T> s = samples<T>();
   const bool binary = op_info(op).operands == 3;
-  const int64_t n = binary ? int64_t(s.size() * s.size()) : int64_t(s.size());
+  // Unary ops repeat the samples so the vectorized loop body (libmvec's variants) sees them too.
+  const int64_t n = binary ? int64_t(s.size() * s.size()) : int64_t(16 * s.size());
   auto a = make_data_base("a", in, n);
   auto b = make_data_base("b", in, n);
   auto r = make_data_base("r", out, n);
   for (int64_t i = 0; i < n; ++i) {
-    data_of<T>(a)[i] = binary ? s[size_t(i) / s.size()] : s[size_t(i)];
+    data_of<T>(a)[i] = binary ? s[size_t(i) / s.size()] : s[size_t(i) % s.size()];
     data_of<T>(b)[i] = binary ? s[size_t(i) % s.size()] : s[0];
   }
   Program p;

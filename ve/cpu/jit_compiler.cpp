@@ -23,6 +23,7 @@
 #include "ve/cpu/codegen.h"
 #include "ve/cpu/object_cache.h"
 #include "ve/cpu/runtime_helpers.h"
+#include "ve/cpu/vector_math.h"
 
 namespace hassium::cpu {
 
@@ -94,6 +95,7 @@ struct JitCompiler::Impl {
   llvm::orc::ResourceTrackerSP last_tracker;
   uint64_t transient_counter = 0;
   std::string cpu, features, triple;
+  VectorIsa isa;
 
   // A fresh module for the plan: data layout, triple and target attributes set, named as
   // generated (kKernelName, kCombineName).
@@ -105,6 +107,9 @@ struct JitCompiler::Impl {
       if (f.isDeclaration()) continue;
       f.addFnAttr("target-cpu", cpu);
       f.addFnAttr("target-features", features);
+      // With AVX-512, let the vectorizer use its full width: math-heavy loops (exp, sin, ...)
+      // run about 1.5x faster with libmvec's 8-wide variants; memory-bound loops do not care.
+      if (isa.avx512) f.addFnAttr("prefer-vector-width", "512");
     }
     return m;
   }
@@ -121,6 +126,7 @@ struct JitCompiler::Impl {
     llvm::Triple tt(triple);
     llvm::TargetLibraryInfoImpl tlii(tt);
     tlii.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, tt);
+    tlii.addVectorizableFunctions(libmvec_extra_mappings(isa));
     fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cgam);
@@ -145,6 +151,7 @@ JitCompiler::JitCompiler(int opt_level, const std::string& disk_dir, bool transi
   I.cpu = cpu_ = jtmb.getCPU();
   I.features = features_ = jtmb.getFeatures().getString();
   I.triple = jtmb.getTargetTriple().str();
+  I.isa = vector_isa(I.features);
   I.tm = unwrap(jtmb.createTargetMachine(), "creating the target machine");
   if (!disk_dir.empty()) I.disk = std::make_unique<DiskObjectCache>(disk_dir);
   DiskObjectCache* cache = I.disk.get();
