@@ -178,6 +178,39 @@ private:
     return model_.base_bound(base, parts_, BasePart{r.flags, r.views});
   }
 
+  // The node bound if start block v (at `depth`) joined block g (a new one when g is
+  // groups_.size()), computed without placing it: only v's bases change, and their merged
+  // parts go to scratch buffers.
+  int64_t bound_if(uint32_t depth, uint32_t g) {
+    const uint32_t v = order_[depth];
+    const BlockSummary& sv = sums_[v];
+    const bool opened = g == groups_.size();
+    int64_t b = model_.program_cost() +
+                model_.block_cost() * (int64_t(groups_.size()) + (opened ? 1 : 0)) + bound_sum_;
+    size_t r = 0; // rest_after_[depth] lists v's bases in base order
+    const auto& rests = rest_after_[depth];
+    for (const BaseStat& x : sv.bases) {
+      while (rests[r].first != x.base) ++r;
+      const Rest& rest = rests[r].second;
+      parts_.clear();
+      merged_.clear();
+      BasePart mine{x.flags, sv.views_of(x)};
+      for (uint32_t h : touching_groups_[x.base]) {
+        const BlockSummary& s = groups_[h].sum;
+        const BaseStat* bs = s.find_base(x.base);
+        if (h != g) {
+          parts_.push_back({bs->flags, s.views_of(*bs)});
+          continue;
+        }
+        merge_views(s.views_of(*bs), mine.views, merged_);
+        mine = {uint8_t(bs->flags | x.flags), merged_};
+      }
+      parts_.push_back(mine);
+      b += model_.base_bound(x.base, parts_, BasePart{rest.flags, rest.views}) - bound_[x.base];
+    }
+    return b;
+  }
+
   int64_t node_bound() const {
     return model_.program_cost() + model_.block_cost() * int64_t(groups_.size()) + bound_sum_;
   }
@@ -304,9 +337,7 @@ private:
     const uint32_t groups = uint32_t(groups_.size());
     for (uint32_t g = 0; g <= groups; ++g) {
       if (g < groups && !can_join(v, g)) continue;
-      place(depth, g, u);
-      int64_t b = node_bound();
-      unplace(u);
+      int64_t b = bound_if(depth, g);
       if (b < best_cost_) options.emplace_back(b, g);
     }
     std::stable_sort(options.begin(), options.end());
@@ -348,6 +379,7 @@ private:
   std::vector<int64_t> bound_;
   int64_t bound_sum_ = 0;
   std::vector<BasePart> parts_;
+  std::vector<ViewStat> merged_;
   std::vector<uint32_t> mark_, stack_;
   std::vector<uint8_t> seen_;
   uint32_t stamp_ = 0;
