@@ -15,7 +15,8 @@
 // Forward is the copy `T2 = T1` of two temporaries; backward is `x[...] = expression` (the
 // expression's temporary written straight into x). Either way one full read and write of the
 // array disappears, and no base that outlives the program or is SYNCed changes identity.
-// Complexity: O(instructions x rewritten copies) (the access index is rebuilt per rewrite).
+// Complexity: O(operands + the uses of the two bases of each copy looked at); the index of uses
+// per base is updated in place at each rewrite.
 #include <unordered_map>
 
 #include "filters/filters.h"
@@ -86,6 +87,17 @@ bool try_forward(Program& p, size_t i, std::unordered_map<const Base*, Uses>& us
   p.instrs[i] = filters::free_of(b);
   for (size_t j : ub.at)
     if (j > i) filters::rename_base(p.instrs[j], b.get(), a);
+  // The index follows: A keeps its uses before i and takes B's after i; B ends at i.
+  Uses na, nb;
+  for (size_t j : ua.at)
+    if (j < i) na.at.push_back(j);
+  for (size_t j : ub.at) (j > i ? na.at : nb.at).push_back(j);
+  if (nb.at.empty() || nb.at.back() != i) nb.at.push_back(i);
+  na.free_at = ub.free_at;
+  nb.free_at = long(i);
+  nb.synced = ub.synced;
+  uses[a.get()] = std::move(na);
+  uses[b.get()] = std::move(nb);
   return true;
 }
 
@@ -104,6 +116,21 @@ bool try_backward(Program& p, size_t i, std::unordered_map<const Base*, Uses>& u
   drop[i] = true;
   for (size_t j : ua.at)
     if (j < i) filters::rename_base(p.instrs[j], a.get(), b);
+  // The index follows: B takes A's uses before i (all after B's last use before them) and
+  // loses the copy; A keeps only its FREE.
+  Uses nb, na;
+  for (size_t j : ub.at)
+    if (j < first) nb.at.push_back(j);
+  for (size_t j : ua.at)
+    if (j < i) nb.at.push_back(j);
+  for (size_t j : ub.at)
+    if (j > i) nb.at.push_back(j);
+  nb.free_at = ub.free_at;
+  nb.synced = ub.synced;
+  na.at = {size_t(ua.free_at)};
+  na.free_at = ua.free_at;
+  uses[b.get()] = std::move(nb);
+  uses[a.get()] = std::move(na);
   return true;
 }
 
@@ -114,8 +141,7 @@ Program remove_identity(Program p) {
   auto uses = index_uses(p, drop);
   for (size_t i = 0; i < p.instrs.size(); ++i) {
     if (drop[i] || !is_rename_copy(p.instrs[i])) continue;
-    if (try_forward(p, i, uses, drop) || try_backward(p, i, uses, drop))
-      uses = index_uses(p, drop); // bases changed hands
+    if (!try_forward(p, i, uses, drop)) try_backward(p, i, uses, drop);
   }
   filters::erase_marked(p, drop);
   return p;
