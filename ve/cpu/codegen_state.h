@@ -1,0 +1,93 @@
+// Codegen: the state of one module's generation, shared by codegen.cpp (the loop nest and the
+// kernel entry), codegen_element.cpp (one element's instructions) and codegen_combine.cpp.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include "ve/cpu/emitter.h"
+#include "ve/cpu/kernel_plan.h"
+
+namespace hassium::cpu {
+
+using llvm::Value;
+
+// The current position in the nest: one element offset per array (null where the array is
+// not addressed by the loop) and the row-major position.
+struct Offsets {
+  std::vector<Value*> array;
+  Value* position = nullptr;
+};
+
+// One element's values: what each array holds so far (loaded or computed) and which were written.
+struct ElementValues {
+  const Offsets& off;
+  std::vector<std::optional<Val>> value;
+  std::vector<bool> dirty;
+};
+
+// Builds one module. It reads only the plan's structure, never its per-call values.
+class Codegen {
+public:
+  Codegen(const KernelPlan& plan, llvm::Module& m)
+      : plan_(plan), m_(m), b_(m.getContext()), e_(m, b_) {}
+
+  void kernel();
+  void combine();
+
+private:
+  const KernelPlan& plan_;
+  llvm::Module& m_;
+  llvm::IRBuilder<> b_;
+  Emitter e_;
+
+  // Values of the body function, loaded once at its entry.
+  Value* begin_ = nullptr;
+  Value* end_ = nullptr;
+  std::vector<Value*> base_;                       // per array: pointer to element 0 of its view
+  std::vector<Value*> extent_;                     // per level
+  std::vector<std::vector<Value*>> stride_;        // per array, per level (LOOP, REDUCED)
+  std::vector<Value*> position_stride_;            // per level
+  std::vector<Val> constant_;                      // per constant
+  std::vector<std::vector<Value*>> flat_;          // FLAT: extents then strides
+  std::vector<Value*> flat_size_;                  // FLAT: number of elements
+  std::vector<llvm::AllocaInst*> acc_re_, acc_im_; // per instruction: register accumulators
+  Value* axis_index_ = nullptr;                    // the axis loop's counter where inside it
+  Value* axis_lo_ = nullptr;
+
+  bool register_mode() const { return plan_.axis == plan_.ndim - 1; }
+  llvm::Type* i64() { return b_.getInt64Ty(); }
+  Value* param(Value* params, int slot) {
+    return b_.CreateLoad(i64(), b_.CreateConstInBoundsGEP1_64(i64(), params, uint64_t(slot)));
+  }
+  Value* range_lo(int level) { return level == plan_.split ? begin_ : e_.i64(0); }
+  Value* range_hi(int level) { return level == plan_.split ? end_ : extent_[size_t(level)]; }
+  bool loop_addressed(const PlanArray& a) const {
+    return !a.contracted && a.role != ArrayRole::FLAT;
+  }
+
+  void loop(Value* lo, Value* hi, const std::function<void(Value*)>& body);
+  void load_params(Value* params);
+  Val load_constant(Value* params, const PlanConstant& c);
+  Value* advance(Value* off, Value* i, Value* stride, bool innermost, StrideClass cls);
+  Offsets advance(const Offsets& off, int level, Value* i);
+  void level(int lv, const Offsets& off);
+  void fill(int lv, const Offsets& off);
+  void element(const Offsets& off);
+  Val get(ElementValues& ev, const PlanOperand& o);
+  void set(ElementValues& ev, const PlanOperand& o, Val v);
+  void element_reduction(ElementValues& ev, size_t j);
+  void element_scan(ElementValues& ev, size_t j);
+  void element_gather(ElementValues& ev, size_t j);
+  void element_scatter(ElementValues& ev, size_t j);
+  Value* flat_offset(int a, Value* flat);
+  Val accumulator(size_t j, DType t);
+  void set_accumulator(size_t j, Val v);
+  Val reduce_step(const PlanInstr& in, Val acc, Val x, bool reassociate);
+};
+
+} // namespace hassium::cpu
