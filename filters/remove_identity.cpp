@@ -12,11 +12,20 @@
 //            between that first write and the copy. The instructions from A's first write up
 //            to the copy write and read B instead; the copy is dropped (A's FREE stays: A may
 //            hold a buffer from an earlier flush).
+// Two more kinds of copy go:
+//   into a view  `IDENTITY V, A` with V any view (same shape and dtype) of another base B, A a
+//            temporary covered by one element-wise instruction f and otherwise used only by the
+//            copy and its FREE: f writes V instead, if f's inputs on B are disjoint from or
+//            identical to V (the data-parallel rule) and nothing between f and the copy
+//            touches B where it overlaps V (nor SYNCs B). This is NumPy's `x[1:-1] = expr`.
+//   no-op    `IDENTITY V, V` (identical views, same dtype), e.g. what the rewrite above leaves of
+//            `t = x[1:]; x[1:] = t`: dropped.
 // Forward is the copy `T2 = T1` of two temporaries; backward is `x[...] = expression` (the
 // expression's temporary written straight into x). Either way one full read and write of the
 // array disappears, and no base that outlives the program or is SYNCed changes identity.
 // Complexity: O(operands + the uses of the two bases of each copy looked at); the index of uses
 // per base is updated in place at each rewrite.
+#include <algorithm>
 #include <unordered_map>
 
 #include "filters/filters.h"
@@ -134,14 +143,69 @@ bool try_backward(Program& p, size_t i, std::unordered_map<const Base*, Uses>& u
   return true;
 }
 
+void erase_use(Uses& u, size_t i) {
+  u.at.erase(std::remove(u.at.begin(), u.at.end(), i), u.at.end());
+}
+
+bool is_noop_copy(const Instruction& ins) {
+  return ins.op == Opcode::IDENTITY && ins.is_view(1) && ins.dtype(0) == ins.dtype(1) &&
+         ins.out().identical(ins.view(1));
+}
+
+bool try_into_view(Program& p, size_t i, std::unordered_map<const Base*, Uses>& uses,
+                   std::vector<bool>& drop) {
+  const Instruction& copy = p.instrs[i];
+  if (copy.op != Opcode::IDENTITY || !copy.is_view(1)) return false;
+  const View v = copy.out();
+  const View& av = copy.view(1);
+  const Base *a = av.base.get(), *b = v.base.get();
+  if (a == b || av.dtype() != v.dtype() || av.shape != v.shape || !filters::covers_base(av))
+    return false;
+  Uses &ua = uses[a], &ub = uses[b];
+  if (ua.free_at < long(i) || ua.synced || ua.at.size() != 3 || ua.at[1] != i ||
+      ua.at[2] != size_t(ua.free_at))
+    return false;
+  const size_t fi = ua.at[0];
+  Instruction& f = p.instrs[fi];
+  if (f.info().family != Family::ELEMENTWISE || !f.out().identical(av) || reads(f, a)) return false;
+  for (const View* in : f.inputs())
+    if (in->base.get() == b && overlaps(*in, v) && !in->identical(v)) return false;
+  for (size_t j : ub.at) {
+    if (j <= fi || j >= i) continue;
+    const Instruction& g = p.instrs[j];
+    if (g.op == Opcode::SYNC) return false;
+    for (size_t k = 0; k < g.operands.size(); ++k)
+      if (g.is_view(k) && g.view(k).base.get() == b && overlaps(g.view(k), v)) return false;
+  }
+  f.operands[0] = v;
+  drop[i] = true;
+  erase_use(ub, i);
+  auto pos = std::lower_bound(ub.at.begin(), ub.at.end(), fi);
+  if (pos == ub.at.end() || *pos != fi) ub.at.insert(pos, fi);
+  ua.at = {size_t(ua.free_at)};
+  if (is_noop_copy(f)) {
+    drop[fi] = true;
+    erase_use(ub, fi);
+  }
+  return true;
+}
+
 } // namespace
 
 Program remove_identity(Program p) {
   std::vector<bool> drop(p.instrs.size(), false);
   auto uses = index_uses(p, drop);
   for (size_t i = 0; i < p.instrs.size(); ++i) {
-    if (drop[i] || !is_rename_copy(p.instrs[i])) continue;
-    if (!try_forward(p, i, uses, drop)) try_backward(p, i, uses, drop);
+    if (drop[i]) continue;
+    if (is_noop_copy(p.instrs[i])) {
+      drop[i] = true;
+      erase_use(uses[p.instrs[i].out().base.get()], i);
+    } else if (is_rename_copy(p.instrs[i])) {
+      if (!try_forward(p, i, uses, drop) && !try_backward(p, i, uses, drop))
+        try_into_view(p, i, uses, drop);
+    } else {
+      try_into_view(p, i, uses, drop);
+    }
   }
   filters::erase_marked(p, drop);
   return p;
