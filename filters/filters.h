@@ -41,8 +41,10 @@ struct SplitReductionOptions {
 };
 Program split_reduction(Program p, const SplitReductionOptions& options = {});
 
-// remove_identity: a whole-base copy IDENTITY B, A that only renames a temporary is dropped
-// and the temporary's uses renamed (filters/remove_identity.cpp).
+// remove_identity: a copy IDENTITY B, A that only renames a temporary is dropped and the
+// temporary's uses renamed; a temporary made by one element-wise instruction and copied into a
+// view is written there directly (`x[1:-1] = expr`); no-op copies go
+// (filters/remove_identity.cpp).
 Program remove_identity(Program p);
 
 // fold_constants: element-wise operations whose inputs are all constants (literally, or views
