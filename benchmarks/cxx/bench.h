@@ -1,6 +1,7 @@
 // What the C++ benchmarks share: --size parsing, a wall clock, and the side-by-side report.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -56,10 +57,29 @@ inline double seconds(const std::function<void()>& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Times both versions `--repeat R` times (default 3), alternating, and returns the best time of
+// each: the best of several runs filters out the interference of other processes on a shared
+// machine.
+struct Times {
+  double plain = 1e300, hassium = 1e300;
+  long repeat = 0;
+};
+inline Times best_times(int argc, char** argv, const std::function<void()>& plain,
+                        const std::function<void()>& hassium) {
+  Times t;
+  t.repeat = option(argc, argv, "--repeat", 3);
+  for (long r = 0; r < t.repeat; ++r) {
+    t.plain = std::min(t.plain, seconds(plain));
+    t.hassium = std::min(t.hassium, seconds(hassium));
+  }
+  return t;
+}
+
 // Prints both timings and their ratio (> 1: hassium is faster).
-inline void report(const char* name, double plain, double hassium) {
-  std::printf("%s: plain loops %.4f s, hassium %.4f s, speedup (plain / hassium) %.2fx\n", name,
-              plain, hassium, plain / hassium);
+inline void report(const char* name, const Times& t) {
+  std::printf("%s: plain loops %.4f s, hassium %.4f s (best of %ld), speedup (plain / hassium) "
+              "%.2fx\n",
+              name, t.plain, t.hassium, t.repeat, t.plain / t.hassium);
 }
 
 } // namespace bench
