@@ -82,7 +82,7 @@ Program split_reduction(Program p, const SplitReductionOptions& options) {
       size_t k = size_t(ins.axis());
       int64_t L = in.shape[k];
       split = reassociable(ins.op, in.dtype(), options.reassociate_floats) &&
-              L >= std::max<int64_t>(4, options.min_length) &&
+              L >= std::max<int64_t>(4, options.min_length) && in.size() > 0 &&
               ins.out().size() <= options.max_output &&
               !(options.keep_fusion && written.count(in.base.get()));
       if (split) {

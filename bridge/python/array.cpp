@@ -141,12 +141,12 @@ Dims reshape_target(int64_t size, std::span<const int64_t> shape) {
     if (known == 0 || size % known != 0) {
       out[size_t(unknown)] = -1;
       raise_value_error("cannot reshape array of size " + std::to_string(size) + " into shape " +
-                        shape_text(out));
+                        dims_text(out));
     }
     out[size_t(unknown)] = size / known;
   } else if (known != size) {
     raise_value_error("cannot reshape array of size " + std::to_string(size) + " into shape " +
-                      shape_text(out));
+                      dims_text(out));
   }
   return out;
 }

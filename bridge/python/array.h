@@ -58,7 +58,8 @@ Array copy_as(const View& v, DType t);
 // else a contiguous copy (used where an instruction wants plain row-major data).
 Array contiguous(const Array& a);
 
-// NumPy's shape text in messages: "(3, 4)", "(3,)", "()".
+// NumPy's shape text in its C-level messages: "(3,4)", "(3,)", "()" (reshape's message uses
+// Python's tuple text, dims_text).
 std::string shape_text(const Dims& d);
 
 } // namespace hassium::python

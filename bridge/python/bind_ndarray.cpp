@@ -82,30 +82,46 @@ bool truth(const Array& a) {
 #define HS_BINARY(PYNAME, UFUNC)                                                                   \
   cls.def(                                                                                         \
       "__" PYNAME "__",                                                                            \
-      [](py::handle a, py::handle b) { return binary_operator(ufunc(UFUNC), a, b); },              \
+      [](py::handle a, py::handle b) {                                                             \
+        static const UfuncDef& u = ufunc(UFUNC);                                                   \
+        return binary_operator(u, a, b);                                                           \
+      },                                                                                           \
       py::is_operator());                                                                          \
   cls.def(                                                                                         \
       "__r" PYNAME "__",                                                                           \
-      [](py::handle a, py::handle b) { return binary_operator(ufunc(UFUNC), b, a); },              \
+      [](py::handle a, py::handle b) {                                                             \
+        static const UfuncDef& u = ufunc(UFUNC);                                                   \
+        return binary_operator(u, b, a);                                                           \
+      },                                                                                           \
       py::is_operator());                                                                          \
   cls.def(                                                                                         \
       "__i" PYNAME "__",                                                                           \
-      [](py::handle a, py::handle b) { return inplace_operator(ufunc(UFUNC), a, b); },             \
+      [](py::handle a, py::handle b) {                                                             \
+        static const UfuncDef& u = ufunc(UFUNC);                                                   \
+        return inplace_operator(u, a, b);                                                          \
+      },                                                                                           \
       py::is_operator());
 
 #define HS_COMPARE(PYNAME, UFUNC)                                                                  \
   cls.def(                                                                                         \
       "__" PYNAME "__",                                                                            \
-      [](py::handle a, py::handle b) { return binary_operator(ufunc(UFUNC), a, b); },              \
+      [](py::handle a, py::handle b) {                                                             \
+        static const UfuncDef& u = ufunc(UFUNC);                                                   \
+        return binary_operator(u, a, b);                                                           \
+      },                                                                                           \
       py::is_operator());
 
 #define HS_UNARY(PYNAME, UFUNC)                                                                    \
-  cls.def("__" PYNAME "__", [](py::handle a) { return unary_operator(ufunc(UFUNC), a); });
+  cls.def("__" PYNAME "__", [](py::handle a) {                                                    \
+    static const UfuncDef& u = ufunc(UFUNC);                                                       \
+    return unary_operator(u, a);                                                                   \
+  });
 
 } // namespace
 
 void bind_ndarray(py::module_& m) {
-  py::class_<Array> cls(m, "ndarray", "A lazy NumPy-compatible array: a view of a hassium base.");
+  py::class_<Array> cls(m, "ndarray", py::buffer_protocol(),
+                        "A lazy NumPy-compatible array: a view of a hassium base.");
   set_ndarray_type(reinterpret_cast<PyTypeObject*>(cls.ptr()));
 
   cls.def_property_readonly("shape", [](const Array& a) { return dims_tuple(a.shape()); });
@@ -230,6 +246,18 @@ void bind_ndarray(py::module_& m) {
       },
       py::arg("dtype") = py::none(), py::kw_only(), py::arg("copy") = py::none());
   cls.def("_numpy", [](const Array& a) { return to_numpy(a); });
+  // The buffer protocol (memoryview(a), libraries reading memory): flushes, then exports the
+  // base's memory; the exporter object keeps the base alive.
+  cls.def_buffer([](const Array& a) {
+    static const char* formats[] = {"?", "b", "h", "i", "q", "B", "H", "I", "Q", "f", "d", "Zf", "Zd"};
+    Base& b = *a.view.base;
+    if (pending_count() > 0 || !b.data) sync(a.view.base);
+    const int64_t item = dtype_size(b.dtype);
+    std::vector<ssize_t> shape(a.view.shape.begin(), a.view.shape.end()), strides;
+    for (auto s : a.view.stride) strides.push_back(ssize_t(s * item));
+    return py::buffer_info(static_cast<char*>(b.data) + a.view.offset * item, item,
+                           formats[size_t(b.dtype)], ssize_t(a.ndim()), shape, strides);
+  });
   cls.def("__repr__", [](const Array& a) -> py::object {
     py::array n = to_numpy(a);
     if (a.scalar) return py::repr(n.attr("__getitem__")(py::tuple()));

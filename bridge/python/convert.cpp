@@ -141,7 +141,10 @@ ArgStatus classify(py::handle obj, Arg& out) {
       return ArgStatus::fallback;
     }
   } else {
-    return ArgStatus::not_implemented;
+    // NumPy defers to objects that opt out of ufuncs; anything else it tries to convert
+    // (strings, Fractions, ...): let NumPy decide, and raise its own error.
+    py::object au = py::getattr(py::type::handle_of(obj), "__array_ufunc__", py::reinterpret_borrow<py::object>(Py_False));
+    return au.is_none() ? ArgStatus::not_implemented : ArgStatus::fallback;
   }
   auto t = dtype_of_numpy(arr.dtype());
   if (!t) return ArgStatus::fallback;

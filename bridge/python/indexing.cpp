@@ -287,7 +287,11 @@ Positions positions(const Applied& ap) {
   } catch (py::error_already_set&) {
     std::string msg =
         "shape mismatch: indexing arrays could not be broadcast together with shapes ";
-    for (const auto& a : ap.adv) msg += py::str(a.attr("shape")).cast<std::string>() + " ";
+    for (const auto& a : ap.adv) {
+      Dims d;
+      for (int k = 0; k < int(a.ndim()); ++k) d.push_back(a.shape(k));
+      msg += shape_text(d) + " ";
+    }
     raise_index_error(msg);
   }
   py::object flat = np().attr("zeros")(py::tuple(bc[0].attr("shape")), "int64");

@@ -40,3 +40,12 @@ TEST_CASE("split_reduction: options from the configuration") {
   CHECK(SplitReductionOptions::from_config(Config::defaults({{"HOME", "/h"}})).min_length ==
         (1 << 20));
 }
+
+TEST_CASE("split_reduction: an empty input stays") {
+  Program p =
+      parse_program(".base A int64 1\n.base S int64 1\nADD_REDUCE S{0;0;1}, A{0;0,100;100,1}, 1\n");
+  SplitReductionOptions o;
+  o.min_length = 4;
+  o.keep_fusion = false;
+  CHECK(split_reduction(p, o).instrs.size() == 1);
+}

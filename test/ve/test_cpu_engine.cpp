@@ -51,3 +51,34 @@ TEST_CASE("cpu engine: in-place update reads the old value", "[ve][cpu]") {
   for (int64_t i = 0; i < n; ++i)
     HS_REQUIRE_ELEMENT(data_of<int32_t>(a)[i] == int32_t(2 * i + 1), "element " << i);
 }
+
+TEST_CASE("cpu engine: every optimization level computes the same", "[ve][cpu]") {
+  const int64_t n = 5000;
+  auto a = make_data_base("a", DType::FLOAT32, n), r = make_data_base("r", DType::FLOAT32, n);
+  auto s = make_data_base("s", DType::FLOAT64, 1);
+  auto t = make_temp_base("t", DType::FLOAT64, n);
+  fill<float>(View::whole(a), [](int64_t i) { return float(i % 100) * 0.25f; });
+  Program p;
+  p.instrs.emplace_back(Opcode::MULTIPLY, std::vector<Operand>{View::whole(r), View::whole(a), View::whole(a)});
+  p.instrs.emplace_back(Opcode::IDENTITY, std::vector<Operand>{View::whole(t), View::whole(r)});
+  p.instrs.emplace_back(Opcode::ADD_REDUCE, std::vector<Operand>{view(s, 0, {}, {}), View::whole(t), axis_const(0)});
+  double want = 0;
+  for (int64_t i = 0; i < n; ++i) want += double(float(i % 100) * 0.25f) * double(float(i % 100) * 0.25f);
+  for (int level = 0; level <= 3; ++level) {
+    CpuOptions o;
+    o.opt_level = level;
+    auto engine = make_cpu_engine(o);
+    run_all(*engine, p, {t.get()});
+    INFO("opt_level " << level);
+    CHECK(std::fabs(data_of<double>(s)[0] - want) <= 1e-12 * want);
+    CHECK(data_of<float>(r)[4999] == 99 * 0.25f * 99 * 0.25f);
+  }
+}
+
+TEST_CASE("cpu engine: options are checked", "[ve][cpu]") {
+  CHECK(parse_kernel_cache_mode("disk") == KernelCacheMode::DISK);
+  CHECK_THROWS_WITH(parse_kernel_cache_mode("sometimes"), Catch::Contains("none, memory, disk"));
+  CpuOptions o;
+  o.cache = KernelCacheMode::DISK; // without a directory
+  CHECK_THROWS_AS(make_cpu_engine(o), UserError);
+}

@@ -32,7 +32,7 @@ from ._functions import (all, amax, amin, any, argmax, argmin, around, array_equ
                          atleast_2d, atleast_3d, broadcast_to, clip, column_stack, concatenate, conj,
                          count_nonzero, cumprod, cumsum, dot, expand_dims, flip, hstack, imag, inner,
                          isscalar, matmul, max, mean, min, moveaxis, ndim, outer, prod, ravel, real,
-                         reshape, result_type, round, row_stack, shape, size, squeeze, stack, std, sum,
+                         reshape, result_type, roll, round, row_stack, shape, size, squeeze, stack, std, sum,
                          swapaxes, transpose, var, vdot, vstack, where)
 from . import linalg, random  # noqa: E402
 

@@ -144,6 +144,38 @@ def flip(m, axis=None):
     return m[tuple(key)]
 
 
+def roll(a, shift, axis=None):
+    a = _arr(a)
+    if axis is None:
+        return roll(a.ravel(), shift, 0).reshape(a.shape)
+    shifts = (shift,) if not hasattr(shift, "__len__") else tuple(shift)
+    axes = (axis,) if not hasattr(axis, "__len__") else tuple(axis)
+    if len(shifts) == 1:
+        shifts = shifts * len(axes)
+    if len(axes) == 1:
+        axes = axes * len(shifts)
+    if len(shifts) != len(axes):
+        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+    total = {}
+    for s, ax in zip(shifts, axes):
+        ax = _norm_axes(ax, a.ndim)[0]
+        total[ax] = total.get(ax, 0) + operator.index(s)
+    res = a
+    for ax, s in total.items():
+        n = res.shape[ax]
+        s = s % n if n else 0
+        if s == 0:
+            continue
+        out = empty(res.shape, res.dtype)
+        dst, src = [slice(None)] * res.ndim, [slice(None)] * res.ndim
+        dst[ax], src[ax] = slice(s, None), slice(None, n - s)
+        out[tuple(dst)] = res[tuple(src)]
+        dst[ax], src[ax] = slice(None, s), slice(n - s, None)
+        out[tuple(dst)] = res[tuple(src)]
+        res = out
+    return res.copy() if res is a else res
+
+
 def broadcast_to(array, shape, subok=False):
     array = _arr(array)
     shape = (operator.index(shape),) if not hasattr(shape, "__len__") else tuple(shape)
