@@ -112,7 +112,7 @@ bool truth(const Array& a) {
       py::is_operator());
 
 #define HS_UNARY(PYNAME, UFUNC)                                                                    \
-  cls.def("__" PYNAME "__", [](py::handle a) {                                                    \
+  cls.def("__" PYNAME "__", [](py::handle a) {                                                     \
     static const UfuncDef& u = ufunc(UFUNC);                                                       \
     return unary_operator(u, a);                                                                   \
   });
@@ -249,7 +249,8 @@ void bind_ndarray(py::module_& m) {
   // The buffer protocol (memoryview(a), libraries reading memory): flushes, then exports the
   // base's memory; the exporter object keeps the base alive.
   cls.def_buffer([](const Array& a) {
-    static const char* formats[] = {"?", "b", "h", "i", "q", "B", "H", "I", "Q", "f", "d", "Zf", "Zd"};
+    static const char* formats[] = {"?", "b", "h", "i", "q",  "B", "H",
+                                    "I", "Q", "f", "d", "Zf", "Zd"};
     Base& b = *a.view.base;
     if (pending_count() > 0 || !b.data) sync(a.view.base);
     const int64_t item = dtype_size(b.dtype);

@@ -143,7 +143,8 @@ ArgStatus classify(py::handle obj, Arg& out) {
   } else {
     // NumPy defers to objects that opt out of ufuncs; anything else it tries to convert
     // (strings, Fractions, ...): let NumPy decide, and raise its own error.
-    py::object au = py::getattr(py::type::handle_of(obj), "__array_ufunc__", py::reinterpret_borrow<py::object>(Py_False));
+    py::object au = py::getattr(py::type::handle_of(obj), "__array_ufunc__",
+                                py::reinterpret_borrow<py::object>(Py_False));
     return au.is_none() ? ArgStatus::not_implemented : ArgStatus::fallback;
   }
   auto t = dtype_of_numpy(arr.dtype());

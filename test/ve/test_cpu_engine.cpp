@@ -59,11 +59,14 @@ TEST_CASE("cpu engine: every optimization level computes the same", "[ve][cpu]")
   auto t = make_temp_base("t", DType::FLOAT64, n);
   fill<float>(View::whole(a), [](int64_t i) { return float(i % 100) * 0.25f; });
   Program p;
-  p.instrs.emplace_back(Opcode::MULTIPLY, std::vector<Operand>{View::whole(r), View::whole(a), View::whole(a)});
+  p.instrs.emplace_back(Opcode::MULTIPLY,
+                        std::vector<Operand>{View::whole(r), View::whole(a), View::whole(a)});
   p.instrs.emplace_back(Opcode::IDENTITY, std::vector<Operand>{View::whole(t), View::whole(r)});
-  p.instrs.emplace_back(Opcode::ADD_REDUCE, std::vector<Operand>{view(s, 0, {}, {}), View::whole(t), axis_const(0)});
+  p.instrs.emplace_back(Opcode::ADD_REDUCE,
+                        std::vector<Operand>{view(s, 0, {}, {}), View::whole(t), axis_const(0)});
   double want = 0;
-  for (int64_t i = 0; i < n; ++i) want += double(float(i % 100) * 0.25f) * double(float(i % 100) * 0.25f);
+  for (int64_t i = 0; i < n; ++i)
+    want += double(float(i % 100) * 0.25f) * double(float(i % 100) * 0.25f);
   for (int level = 0; level <= 3; ++level) {
     CpuOptions o;
     o.opt_level = level;
