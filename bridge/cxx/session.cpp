@@ -2,9 +2,11 @@
 // with a flush threshold, sync, and the stack installed on first use.
 #include "bridge/cxx/session.h"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 
+#include "core/config.h"
 #include "core/error.h"
 #include "core/runtime.h"
 #include "hassium/settings.h"
@@ -14,7 +16,9 @@ namespace hassium {
 
 namespace {
 std::atomic<int64_t> g_next_name{0};
-std::atomic<int64_t> g_threshold{1000};
+// The flush threshold: set_flush_threshold()'s value, or [cxx] flush_threshold read at the first
+// use after -1 (the start, or set_flush_threshold(-1)).
+std::atomic<int64_t> g_threshold{-1};
 // Counts the flushes this frontend completed. A base whose last write was recorded in the
 // current epoch may still be pending; an older one has run. Flushes that others start (the
 // Python frontend, Runtime::install) are not counted: the bases then merely look dirty.
@@ -42,10 +46,14 @@ void run_pending(const BasePtr& base) {
 } // namespace
 
 void set_flush_threshold(int64_t n) {
-  g_threshold = n < 0 ? 0 : n;
+  g_threshold = n < 0 ? -1 : n;
 }
 int64_t flush_threshold() {
-  return g_threshold;
+  int64_t n = g_threshold;
+  if (n >= 0) return n;
+  n = std::max<int64_t>(0, Config::global()->get_int("cxx", "flush_threshold"));
+  int64_t unset = -1;
+  return g_threshold.compare_exchange_strong(unset, n) ? n : int64_t(g_threshold);
 }
 
 namespace detail {
@@ -97,7 +105,7 @@ instr& instr::in(const Scalar& s) {
 void record(instr&& i) {
   Runtime& rt = runtime();
   rt.record(i.take());
-  if (int64_t(rt.pending_size()) > g_threshold) run_pending(nullptr);
+  if (int64_t(rt.pending_size()) > flush_threshold()) run_pending(nullptr);
 }
 
 node make(DType t, const shape_type& shape) {

@@ -209,7 +209,7 @@ TEST_CASE("bad values name the key, the value and where it came from") {
         "0, no, off");
   CHECK(with_file("[cpu]\nthreads = 2\n[fusr]\nalgorithm = greedy\n") ==
         "/etc/h.ini:3: unknown section [fusr]; valid: stack, filters, fuser, cpu, memory, "
-        "python, profile");
+        "python, cxx, profile");
   CHECK(with_file("[memory]\npool = true\npool_cap = 1\n") ==
         "/etc/h.ini:3: unknown key 'pool_cap' in [memory]; valid: pool, pool_cap_mb, huge_pages");
   CHECK(with_file("threads = 1\n[cpu]\n") == "/etc/h.ini:1: key 'threads' comes before any "
@@ -218,7 +218,7 @@ TEST_CASE("bad values name the key, the value and where it came from") {
   CHECK(with_file("[cpu]\nthreads = 1\nthreads = 2\n") == "/etc/h.ini:3: duplicate key name");
   CHECK(with_file("[empty]\n[cpu]\n") ==
         "/etc/h.ini:1: unknown section [empty]; valid: stack, filters, fuser, cpu, memory, "
-        "python, profile");
+        "python, cxx, profile");
 }
 
 TEST_CASE("choice() checks a registry's names") {

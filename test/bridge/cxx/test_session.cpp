@@ -150,6 +150,32 @@ TEST_CASE("the flush threshold bounds the pending program", "[cxx][session]") {
   CHECK(a(0) == 35.0);
 }
 
+TEST_CASE("the flush threshold defaults to [cxx] flush_threshold", "[cxx][session][config]") {
+  SpyBackend& s = spy();
+  array<double> a = zeros<double>({8});
+  flush();
+  s.programs.clear();
+  std::shared_ptr<const Config> saved = Config::global();
+  // The configuration's value (the environment may override it), read at the first use.
+  set_flush_threshold(-1);
+  CHECK(flush_threshold() == Config::global()->get_int("cxx", "flush_threshold"));
+  Config::set_global(std::make_shared<const Config>(
+      Config::from_text("[cxx]\nflush_threshold = 4\n", "test.ini", process_environment())));
+  CHECK(flush_threshold() != 4); // read once, not at every operation
+  set_flush_threshold(-1);       // read again
+  CHECK(flush_threshold() == 4);
+  for (int i = 0; i < 13; ++i) a += 1.0;
+  // More than 4 pending force a flush: 13 additions are 3 programs of 5 and 3 pending.
+  CHECK(s.programs.size() == 2);
+  CHECK(detail::pending() == 3);
+  set_flush_threshold(6); // an explicit value wins over the configuration
+  CHECK(flush_threshold() == 6);
+  Config::set_global(saved);
+  set_flush_threshold(-1);
+  CHECK(flush_threshold() == saved->get_int("cxx", "flush_threshold"));
+  CHECK(a(0) == 13.0);
+}
+
 TEST_CASE("errors record nothing and leave the runtime usable", "[cxx][session][errors]") {
   spy();
   flush();
