@@ -34,7 +34,8 @@ constexpr ConfigKey kKeys[] = {
 struct EnvAlias {
   std::string_view name, section, key;
 };
-constexpr EnvAlias kEnvAliases[] = {{"HASSIUM_PROFILE", "profile", "enabled"}};
+constexpr EnvAlias kEnvAliases[] = {{"HASSIUM_PROFILE", "profile", "enabled"},
+                                    {"HASSIUM_DOT_DIR", "profile", "dot_dir"}};
 
 constexpr std::string_view kBoolTrue[] = {"true", "1", "yes", "on"};
 constexpr std::string_view kBoolFalse[] = {"false", "0", "no", "off"};

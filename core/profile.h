@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <string>
+#include <vector>
 
 namespace hassium {
 
@@ -11,6 +13,9 @@ namespace hassium {
   X(flushes, int64_t, "flushes")                                                                   \
   X(instructions, int64_t, "instructions")                                                         \
   X(blocks, int64_t, "blocks")                                                                     \
+  X(partition_cost, int64_t, "partition cost (model units)")                                       \
+  X(singleton_cost, int64_t, "singleton cost (model units)")                                       \
+  X(bytes_moved, int64_t, "bytes moved")                                                           \
   X(merge_cache_hits, int64_t, "merge-cache hits")                                                 \
   X(merge_cache_misses, int64_t, "merge-cache misses")                                             \
   X(kernels_compiled, int64_t, "kernels compiled")                                                 \
@@ -24,15 +29,44 @@ namespace hassium {
   X(execute_seconds, double, "execution time (s)")                                                 \
   X(flush_seconds, double, "flush time, total (s)")
 
+// One distinct kernel (a fused block's bytecode, bases renamed a0, a1, ... by first use) and the
+// time the engine spent running it, compilation excluded.
+struct KernelTime {
+  std::string bytecode; // a .hsb program: `.base` lines, then the block's instructions
+  int64_t runs = 0;
+  double seconds = 0; // total over the runs
+  int64_t bytes = 0;  // moved per run: the bytes of the views it reads and writes in memory
+};
+
+// The figures of HASSIUM_PROFILE, hassium.profile() (a dict with these names) and
+// hassium::profile(). singleton_cost, bytes_moved and slowest_kernels are gathered only while
+// profiling is on ([profile] enabled / HASSIUM_PROFILE=1); they stay 0 and empty otherwise.
+//   partition_cost   the cost model's figure for the partitions the fuser chose, summed
+//   singleton_cost   the same model's figure for one block per instruction, summed
+//   bytes_moved      bytes the kernels read and wrote in memory (contracted bases excluded)
 struct ProfileCounters {
 #define HS_X(field, type, label) type field = 0;
   HS_PROFILE_COUNTERS(HS_X)
 #undef HS_X
+  // The slowest kernels, slowest first, at most kMaxSlowestKernels.
+  std::vector<KernelTime> slowest_kernels;
+  static constexpr size_t kMaxSlowestKernels = 10;
 
+  // Sums the counters (peak_bytes: the larger) and merges the kernel lists.
   ProfileCounters& operator+=(const ProfileCounters& o);
+  // Hits over lookups (0 when there were none).
+  double merge_cache_hit_rate() const;
+  // Kernels found in the memory or disk cache over kernels needed (0 when none were).
+  double kernel_cache_hit_rate() const;
+  // partition_cost / singleton_cost (0 when the singleton cost was not gathered).
+  double fused_to_singleton() const;
 };
 
-// One "label: value" line per counter, under a "hassium profile" heading.
+// Sorts by seconds (slowest first) and keeps the first `n`.
+void keep_slowest(std::vector<KernelTime>& kernels, size_t n);
+
+// The report HASSIUM_PROFILE prints at exit: one "label: value" line per counter under a
+// "hassium profile" heading, then the rates, then the slowest kernels with their bytecode.
 void print_profile(std::ostream& os, const ProfileCounters& c);
 
 } // namespace hassium

@@ -47,8 +47,10 @@ const std::vector<VemEntry>& vems() {
   static const std::vector<VemEntry> list = {
       {"node",
        [](std::unique_ptr<Engine> engine, const StackOptions& o) -> std::unique_ptr<Backend> {
-         return std::make_unique<NodeVem>(std::move(engine), o.fuser, make_merge_cache(o), o.memory,
-                                          o.dot_dir);
+         auto vem = std::make_unique<NodeVem>(std::move(engine), o.fuser, make_merge_cache(o),
+                                              o.memory, o.dot_dir);
+         vem->set_profiling(o.profile);
+         return vem;
        }},
   };
   return list;

@@ -14,6 +14,7 @@ PYBIND11_MODULE(_hassium, m) {
   hp::bind_ufuncs(m);
   hp::bind_functions(m);
   hp::bind_python_backend(m);
+  hp::bind_profile(m);
   // Runtime errors (bad data found while executing, a bad configuration) keep the runtime
   // usable; Python sees them as ValueError, like NumPy's data errors.
   pybind11::register_exception<hassium::UserError>(m, "HassiumError", PyExc_ValueError);

@@ -174,6 +174,14 @@ TEST_CASE("env overrides the file and the defaults") {
     CHECK_FALSE(b.get_bool("profile", "enabled"));
     CHECK(b.value("profile", "enabled").source.str() == "env HASSIUM_PROFILE_ENABLED");
   }
+  SECTION("HASSIUM_DOT_DIR is an alias of HASSIUM_PROFILE_DOT_DIR, which wins") {
+    Config a = Config::defaults({{"HOME", "/h"}, {"HASSIUM_DOT_DIR", "/tmp/d"}});
+    CHECK(a.get_string("profile", "dot_dir") == "/tmp/d");
+    CHECK(a.value("profile", "dot_dir").source.str() == "env HASSIUM_DOT_DIR");
+    Config b = Config::defaults(
+        {{"HOME", "/h"}, {"HASSIUM_DOT_DIR", "/tmp/d"}, {"HASSIUM_PROFILE_DOT_DIR", "/tmp/e"}});
+    CHECK(b.get_string("profile", "dot_dir") == "/tmp/e");
+  }
 }
 
 TEST_CASE("bad values name the key, the value and where it came from") {

@@ -3,12 +3,7 @@
 
 #include <chrono>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
 #include <unordered_set>
-
-#include <unistd.h>
 
 #include "core/error.h"
 #include "vem/node/contraction.h"
@@ -19,8 +14,13 @@ namespace hassium {
 NodeVem::NodeVem(std::unique_ptr<Engine> engine, FuserOptions fuser,
                  std::unique_ptr<MergeCache> cache, MemoryPoolOptions memory, std::string dot_dir)
     : engine_(std::move(engine)), fuser_(std::move(fuser)), cache_(std::move(cache)),
-      pool_(std::make_shared<MemoryPool>(memory)), dot_dir_(std::move(dot_dir)) {
+      pool_(std::make_shared<MemoryPool>(memory)) {
   HS_INTERNAL_ASSERT(engine_) << "NodeVem needs an engine";
+  if (!dot_dir.empty()) dot_ = std::make_unique<PartitionDotWriter>(std::move(dot_dir));
+}
+
+void NodeVem::set_profiling(bool on) {
+  profiler_ = on ? std::make_unique<FlushProfiler>(fuser_.cost_model) : nullptr;
 }
 
 void NodeVem::allocate(Base& base, bool zero_fill) {
@@ -39,25 +39,16 @@ void NodeVem::free_base(Base& base) {
   base.synced = false;
 }
 
-// A picture for the profiler: a directory that cannot be written is reported, never fatal.
-void NodeVem::write_dot(const Program& program, const Partition& partition) {
-  std::string path =
-      dot_dir_ + "/flush-" + std::to_string(getpid()) + "-" + std::to_string(flushes_) + ".dot";
-  std::error_code ec;
-  std::filesystem::create_directories(dot_dir_, ec);
-  std::ofstream out(path);
-  out << partition_dot(program, partition, fuser_.cost_model);
-  if (!out) std::cerr << "hassium: warning: [profile] dot_dir: cannot write " << path << "\n";
-}
-
 void NodeVem::execute(const Program& program) {
   auto t0 = std::chrono::steady_clock::now();
   Partition partition = fuse(program, fuser_, cache_.get());
   fuse_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::vector<std::vector<const Base*>> contracted = contracted_bases(program, partition);
   blocks_ += int64_t(partition.blocks.size());
+  partition_cost_ += partition.cost;
   ++flushes_;
-  if (!dot_dir_.empty()) write_dot(program, partition);
+  if (dot_) dot_->write(program, partition, fuser_);
+  if (profiler_) profiler_->on_partition(program);
 
   // Bases whose first access in program order is a read: they need zeros when they have no data.
   std::unordered_set<const Base*> seen, read_first;
@@ -90,7 +81,14 @@ void NodeVem::execute(const Program& program) {
         }
         ins.out().base->synced = false;
       }
-      if (!kb.instrs.empty()) engine_->execute(kb);
+      if (!kb.instrs.empty() && profiler_) {
+        double before = engine_->stats().execute_seconds;
+        engine_->execute(kb);
+        profiler_->on_block(program, kb.instrs, kb.contracted,
+                            engine_->stats().execute_seconds - before);
+      } else if (!kb.instrs.empty()) {
+        engine_->execute(kb);
+      }
       for (size_t i : partition.blocks[b]) {
         const Instruction& ins = program.instrs[i];
         Base& base = *ins.out().base;
@@ -112,6 +110,7 @@ void NodeVem::execute(const Program& program) {
 
 void NodeVem::add_counters(ProfileCounters& c) const {
   c.blocks += blocks_;
+  c.partition_cost += partition_cost_;
   c.fuse_seconds += fuse_seconds_;
   if (cache_) {
     auto s = cache_->stats();
@@ -128,6 +127,7 @@ void NodeVem::add_counters(ProfileCounters& c) const {
   c.pool_reuses += m.reuses;
   c.pool_os_allocations += m.os_allocations;
   c.peak_bytes = std::max(c.peak_bytes, int64_t(m.peak_bytes_in_use));
+  if (profiler_) profiler_->add_counters(c);
 }
 
 } // namespace hassium

@@ -8,7 +8,9 @@
 #include "ir/fuser.h"
 #include "ir/merge_cache.h"
 #include "ve/engine.h"
+#include "vem/node/flush_profiler.h"
 #include "vem/node/memory_pool.h"
+#include "vem/node/partition_dot.h"
 
 namespace hassium {
 
@@ -29,14 +31,17 @@ namespace hassium {
 // blocks that did not run are still honored.
 class NodeVem : public Backend {
 public:
-  // `cache` may be null (no merge cache). With a `dot_dir`, every flush also writes its WSP
-  // graph and partition there as flush-<pid>-<n>.dot (vem/node/partition_dot.h).
+  // `cache` may be null (no merge cache). With a `dot_dir`, every distinct partition is also
+  // written there as a Graphviz picture (PartitionDotWriter, vem/node/partition_dot.h).
   NodeVem(std::unique_ptr<Engine> engine, FuserOptions fuser, std::unique_ptr<MergeCache> cache,
           MemoryPoolOptions memory = {}, std::string dot_dir = {});
 
   std::string_view name() const override { return "node"; }
   void execute(const Program& program) override;
   void add_counters(ProfileCounters& c) const override;
+  // Profiling on: also gather the singleton cost, bytes moved and the time of each distinct
+  // kernel (vem/node/flush_profiler.h). Off by default; install_stack() sets [profile] enabled.
+  void set_profiling(bool on);
 
   Engine& engine() { return *engine_; }
   const MemoryPool& pool() const { return *pool_; }
@@ -44,7 +49,6 @@ public:
 
 private:
   void allocate(Base& base, bool zero_fill);
-  void write_dot(const Program& program, const Partition& partition);
   static void free_base(Base& base);
 
   std::unique_ptr<Engine> engine_;
@@ -53,9 +57,11 @@ private:
   // Shared with every buffer handed out, so a base that outlives the VEM can still give its
   // buffer back.
   std::shared_ptr<MemoryPool> pool_;
-  std::string dot_dir_;
+  std::unique_ptr<PartitionDotWriter> dot_;
+  std::unique_ptr<FlushProfiler> profiler_;
   int64_t flushes_ = 0;
   int64_t blocks_ = 0;
+  int64_t partition_cost_ = 0; // sum of Partition::cost over the flushes (the fuser's model)
   double fuse_seconds_ = 0;
 };
 

@@ -22,7 +22,7 @@ Where hassium differs from NumPy, on purpose:
 import numpy as _np
 
 from . import _hassium
-from ._hassium import flush, ndarray, ufunc
+from ._hassium import flush, ndarray, profile, ufunc
 from . import _fallback, _methods  # noqa: F401  (_methods completes the ndarray class)
 from ._fallback import FallbackWarning
 from ._creation import (arange, array, asanyarray, asarray, ascontiguousarray, copy, empty,

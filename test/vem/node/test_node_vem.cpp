@@ -200,7 +200,24 @@ TEST_CASE("the merge cache answers a repeated program") {
   CHECK(c.pool_reuses == 2); // O's buffer comes back each time
 }
 
-TEST_CASE("with a dot_dir every flush writes its graph and partition") {
+TEST_CASE("the partition cost counter sums each flush's cost, cache hits included") {
+  auto cost_of = [](const std::string& algorithm, bool cache, int flushes) {
+    Fixture f(algorithm, cache);
+    for (int k = 0; k < flushes; ++k) {
+      Program p = parse_program(kTemporary);
+      f.vem->execute(p);
+    }
+    ProfileCounters c;
+    f.vem->add_counters(c);
+    return c.partition_cost;
+  };
+  int64_t singleton = cost_of("singleton", false, 1), greedy = cost_of("greedy", false, 1);
+  CHECK(greedy > 0);
+  CHECK(singleton > greedy); // fusing contracts T: fewer bytes touched
+  CHECK(cost_of("greedy", true, 3) == 3 * greedy);
+}
+
+TEST_CASE("with a dot_dir each distinct partition is written once, as .dot and .png") {
   auto dir =
       std::filesystem::temp_directory_path() / ("hassium-dot-test-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
@@ -208,18 +225,87 @@ TEST_CASE("with a dot_dir every flush writes its graph and partition") {
   FuserOptions o;
   o.algorithm = "singleton";
   NodeVem vem(std::make_unique<FakeEngine>(&seen), o, nullptr, {}, dir.string());
-  for (int k = 0; k < 2; ++k) {
+  for (int k = 0; k < 3; ++k) { // the same structure three times: one picture
     Program p = parse_program(kTemporary);
     vem.execute(p);
   }
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) files.push_back(e.path());
-  REQUIRE(files.size() == 2);
-  std::ifstream in(files[0]);
-  std::string dot((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  CHECK_THAT(dot, Catch::StartsWith("digraph flush {"));
-  CHECK_THAT(dot, Catch::Contains("subgraph cluster_3")); // singleton: four blocks
-  CHECK_THAT(dot, Catch::Contains("i0 -> i1;"));          // ADD reads what IDENTITY wrote
-  CHECK_THAT(dot, Catch::Contains("1: ADD O, T, 2"));
+  Program other = parse_program(".base A int32 8\nRANGE A\nSYNC A\n");
+  vem.execute(other);
+  std::vector<std::string> dots, pngs;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    (e.path().extension() == ".dot" ? dots : pngs).push_back(e.path());
+  std::sort(dots.begin(), dots.end());
+  REQUIRE(dots.size() == 2);
+  std::string all;
+  for (const auto& path : dots) {
+    CHECK_THAT(path, Catch::Contains("/partition-"));
+    std::ifstream in(path);
+    std::string dot((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK_THAT(dot, Catch::StartsWith("digraph flush {"));
+    CHECK(std::count(dot.begin(), dot.end(), '{') == std::count(dot.begin(), dot.end(), '}'));
+    all += dot;
+  }
+  CHECK_THAT(all, Catch::Contains("subgraph cluster_3")); // singleton: four blocks
+  CHECK_THAT(all, Catch::Contains("i0 -> i1;"));          // ADD reads what IDENTITY wrote
+  CHECK_THAT(all, Catch::Contains("1: ADD O, T, 2"));
+  CHECK_THAT(all, Catch::Contains("0: RANGE A"));
+  PartitionDotWriter probe(dir.string());
+  if (probe.dot_program().empty()) {
+    CHECK(pngs.empty());
+  } else {
+    REQUIRE(pngs.size() == 2);
+    for (const auto& path : pngs) {
+      std::ifstream in(path, std::ios::binary);
+      char magic[8] = {};
+      in.read(magic, 8);
+      CHECK(std::string(magic + 1, 3) == "PNG");
+    }
+  }
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("an unwritable dot_dir is a warning; the flush still runs") {
+  std::vector<FakeEngine::Seen> seen;
+  NodeVem vem(std::make_unique<FakeEngine>(&seen), FuserOptions{}, nullptr, {},
+              "/proc/hassium-no-such-dir");
+  Program p = parse_program(kTemporary);
+  CHECK_NOTHROW(vem.execute(p));
+  CHECK(p.find_base("O")->synced);
+}
+
+TEST_CASE("profiling gathers the singleton cost, bytes moved and each distinct kernel") {
+  auto profile_of = [](const std::string& algorithm, int flushes) {
+    Fixture f(algorithm);
+    f.vem->set_profiling(true);
+    for (int k = 0; k < flushes; ++k) {
+      Program p = parse_program(kTemporary);
+      f.vem->execute(p);
+    }
+    ProfileCounters c;
+    f.vem->add_counters(c);
+    return c;
+  };
+  ProfileCounters g = profile_of("greedy", 2);
+  CHECK(g.singleton_cost > g.partition_cost); // T contracted
+  CHECK(g.bytes_moved == 2 * 32);             // O written; T never in memory
+  REQUIRE(g.slowest_kernels.size() == 1);     // the same block both times
+  CHECK(g.slowest_kernels[0].runs == 2);
+  CHECK(g.slowest_kernels[0].bytes == 32);
+  CHECK(g.slowest_kernels[0].bytecode ==
+        ".base a0 float64 4\n.base a1 float64 4\nIDENTITY a0, 1.5\nADD a1, a0, 2.0\n");
+
+  ProfileCounters s = profile_of("singleton", 1);
+  CHECK(s.singleton_cost == s.partition_cost);
+  CHECK(s.bytes_moved == 32 + 64); // T written, then T read and O written
+  CHECK(s.slowest_kernels.size() == 2);
+
+  Fixture off("greedy"); // profiling off: none of it
+  Program p = parse_program(kTemporary);
+  off.vem->execute(p);
+  ProfileCounters c;
+  off.vem->add_counters(c);
+  CHECK(c.singleton_cost == 0);
+  CHECK(c.bytes_moved == 0);
+  CHECK(c.slowest_kernels.empty());
+  CHECK(c.partition_cost > 0);
 }
