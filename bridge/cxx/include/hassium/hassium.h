@@ -15,6 +15,7 @@
 #include "hassium/index.h"
 #include "hassium/math.h"
 #include "hassium/operators.h"
+#include "hassium/profile.h"
 #include "hassium/reductions.h"
 #include "hassium/settings.h"
 #include "hassium/types.h"
