@@ -49,6 +49,7 @@ std::vector<DType> signature_for(const OpInfo& info, DType t, DType out) {
   case SigRule::SCATTER: return {t, t, DType::INT64};
   case SigRule::CSCATTER: return {t, t, DType::INT64, DType::BOOL};
   case SigRule::BASE: return {t};
+  case SigRule::SELECT: return {t, DType::BOOL, t, t};
   }
   return {};
 }
@@ -115,6 +116,9 @@ std::optional<DType> expected_constant_dtype(Opcode op, int position,
     if (position >= 2) return signature_for(info, DType::BOOL, DType::BOOL)[size_t(position)];
     break;
   case SigRule::RANDOM: return DType::UINT64;
+  case SigRule::SELECT:
+    if (position == 1) return DType::BOOL;
+    break;
   default: break;
   }
   // Find the free type T from any known operand that carries it.
@@ -123,6 +127,7 @@ std::optional<DType> expected_constant_dtype(Opcode op, int position,
     if (info.rule == SigRule::SAME || (info.rule == SigRule::PRED && i >= 1) ||
         (info.rule == SigRule::REDUCE && i <= 1) || (info.rule == SigRule::GATHER && i <= 1) ||
         ((info.rule == SigRule::SCATTER || info.rule == SigRule::CSCATTER) && i <= 1) ||
+        (info.rule == SigRule::SELECT && i != 1) ||
         int(i) == fp)
       t = known[i];
   }

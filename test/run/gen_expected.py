@@ -188,6 +188,32 @@ def identity_case():
     return [p]
 
 
+def where_case():
+    """WHERE on every dtype: both branches and the condition through broadcast views, a
+    constant condition, a constant branch, and the output identical to a branch."""
+    p = Program("op_WHERE", "WHERE (np.where) on every dtype: broadcast and constant operands")
+    for dt in OPS["WHERE"].types:
+        xs = pool(dt)
+        k = len(xs)
+        ys = xs[::-1]
+        x, y = p.array("x_" + dt, dt, xs), p.array("y_" + dt, dt, ys)
+        m = p.array("m_" + dt, "bool", [(i * 7) % 3 == 0 for i in range(k)])
+        pick = p.array("p_" + dt, "bool", [True, False, True])
+        o = p.base("o_" + dt, dt, 3 * k)  # rows [x, y, x]: the condition broadcast down
+        p.instr("WHERE", o.shaped((k, 3)), pick.view(0, (k, 3), (0, 1)), x.view(0, (k, 3), (1, 0)),
+                y.view(0, (k, 3), (1, 0)))
+        c = p.base("c_" + dt, dt, k)
+        p.instr("WHERE", c.whole(), m.whole(), x.whole(), Const(xs[1], dt))
+        f = p.base("f_" + dt, dt, k)
+        p.instr("WHERE", f.whole(), Const(False, "bool"), x.whole(), y.view(k - 1, (k,), (-1,)))
+        p.instr("WHERE", y.whole(), m.whole(), y.whole(), x.whole())  # in place
+        for b in (x, m, pick):
+            p.free(b)
+        for b in (o, c, f, y):
+            p.sync(b)
+    return [p]
+
+
 def reduction_values(op, dt, n):
     """n values whose reduction is exact in any order (sums of small numbers, products of
     powers of two), with a NaN and infinities for MINIMUM/MAXIMUM of floats."""
@@ -689,6 +715,8 @@ def all_cases():
     for name, info in OPS.items():
         if name == "IDENTITY":
             cases += identity_case()
+        elif name == "WHERE":
+            cases += where_case()
         elif info.family == "ELEMENTWISE":
             cases += elementwise_case(name)
         elif info.family in ("REDUCTION", "SCAN"):

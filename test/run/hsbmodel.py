@@ -65,6 +65,8 @@ class OpInfo:
                 sigs.append([t, t, "int64"])
             elif r == "CSCATTER":
                 sigs.append([t, t, "int64", "bool"])
+            elif r == "SELECT":
+                sigs.append([t, "bool", t, t])
         return sigs
 
 

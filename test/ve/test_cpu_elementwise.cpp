@@ -129,6 +129,43 @@ void check_signature(Engine& engine, Opcode op, DType in, DType out) {
                                    << ", expected " << show(*want));
   }
 }
+// WHERE on one dtype: every sample in both branches under a condition pattern, in one block;
+// with a constant condition and a constant branch as well.
+template <typename T> void check_where(Engine& engine, DType t) {
+  const std::vector<T> s = samples<T>();
+  const int64_t n = int64_t(4 * s.size());
+  auto k = make_data_base("k", DType::BOOL, n);
+  auto a = make_data_base("a", t, n), b = make_data_base("b", t, n);
+  auto r = make_data_base("r", t, n), c = make_data_base("c", t, n);
+  auto d = make_data_base("d", t, n);
+  for (int64_t i = 0; i < n; ++i) {
+    data_of<bool>(k)[i] = (i * 7) % 3 == 0;
+    data_of<T>(a)[i] = s[size_t(i) % s.size()];
+    data_of<T>(b)[i] = s[size_t(i * 5 + 1) % s.size()];
+  }
+  const Scalar fill = Scalar::of_int(1).cast(t);
+  Program p;
+  p.instrs.emplace_back(Opcode::WHERE, std::vector<Operand>{View::whole(r), View::whole(k),
+                                                            View::whole(a), View::whole(b)});
+  p.instrs.emplace_back(Opcode::WHERE, std::vector<Operand>{View::whole(c), Scalar::of_bool(false),
+                                                            View::whole(a), View::whole(b)});
+  p.instrs.emplace_back(Opcode::WHERE,
+                        std::vector<Operand>{View::whole(d), View::whole(k), fill, View::whole(b)});
+  run_all(engine, p);
+  const T one = data_of<T>(d)[0]; // k[0] is true: the constant, as the engine stores it
+  for (int64_t i = 0; i < n; ++i) {
+    const bool cond = data_of<bool>(k)[i];
+    const T x = data_of<T>(a)[i], y = data_of<T>(b)[i];
+    HS_REQUIRE_ELEMENT(matches(data_of<T>(r)[i], cond ? x : y, false),
+                       "WHERE " << dtype_name(t) << ": where(" << cond << ", " << show(x) << ", "
+                                << show(y) << ") = " << show(data_of<T>(r)[i]));
+    HS_REQUIRE_ELEMENT(matches(data_of<T>(c)[i], y, false),
+                       "WHERE " << dtype_name(t) << ": constant false");
+    HS_REQUIRE_ELEMENT(matches(data_of<T>(d)[i], cond ? one : y, false),
+                       "WHERE " << dtype_name(t) << ": constant branch");
+  }
+  CHECK(matches(one, T(1), false));
+}
 } // namespace
 
 TEST_CASE("element-wise: every opcode on every signature", "[ve][cpu][elementwise]") {
@@ -137,6 +174,12 @@ TEST_CASE("element-wise: every opcode on every signature", "[ve][cpu][elementwis
   for (const OpInfo& info : all_opcodes()) {
     if (info.family != Family::ELEMENTWISE) continue;
     for (const auto& sig : all_signatures(info.op)) {
+      ++signatures;
+      if (info.rule == SigRule::SELECT) {
+        with_type(sig[0],
+                  [&](auto tt) { check_where<typename decltype(tt)::type>(*engine, sig[0]); });
+        continue;
+      }
       DType out = sig[0], in = sig[1];
       with_type(in, [&](auto ti) {
         with_type(out, [&](auto to) {
@@ -145,7 +188,6 @@ TEST_CASE("element-wise: every opcode on every signature", "[ve][cpu][elementwis
           check_signature<T, O>(*engine, info.op, in, out);
         });
       });
-      ++signatures;
     }
   }
   CHECK(signatures > 400);
@@ -272,4 +314,27 @@ TEST_CASE("element-wise: float to integer casts truncate", "[ve][cpu][elementwis
   CHECK(data_of<uint64_t>(u64)[2] == 10000000000000000000ull);
   CHECK(data_of<bool>(bl)[0]);
   CHECK(data_of<bool>(bl)[3]); // NaN is true
+}
+
+TEST_CASE("element-wise: WHERE of a condition computed in the same block (contracted)",
+          "[ve][cpu][elementwise]") {
+  auto engine = test_engine();
+  const int64_t n = 1000;
+  auto a = make_data_base("a", DType::FLOAT32, n), b = make_data_base("b", DType::FLOAT32, n);
+  auto r = make_data_base("r", DType::FLOAT32, n);
+  auto k = make_temp_base("k", DType::BOOL, n);
+  for (int64_t i = 0; i < n; ++i) {
+    data_of<float>(a)[i] = float((i * 37) % 101) - 50.0f;
+    data_of<float>(b)[i] = float((i * 53) % 97) - 48.0f;
+  }
+  Program p;
+  p.instrs.emplace_back(Opcode::LESS,
+                        std::vector<Operand>{View::whole(k), View::whole(a), View::whole(b)});
+  p.instrs.emplace_back(Opcode::WHERE, std::vector<Operand>{View::whole(r), View::whole(k),
+                                                            View::whole(a), View::whole(b)});
+  run_all(*engine, p, {k.get()});
+  CHECK(k->data == nullptr);
+  for (int64_t i = 0; i < n; ++i)
+    HS_REQUIRE_ELEMENT(data_of<float>(r)[i] == std::min(data_of<float>(a)[i], data_of<float>(b)[i]),
+                       "where(a < b, a, b) at " << i);
 }

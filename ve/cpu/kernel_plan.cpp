@@ -45,6 +45,7 @@ ArrayRole role_of(const Instruction& in, size_t pos) {
 
 // The signature's free type T of an instruction.
 DType free_type(const Instruction& in) {
+  if (in.info().rule == SigRule::SELECT) return in.dtype(0); // WHERE out, cond, a, b
   switch (in.info().family) {
   case Family::GENERATOR:
     return in.dtype(0);

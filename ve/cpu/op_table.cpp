@@ -75,6 +75,7 @@ constexpr Entry kElementwise[] = {
     {Opcode::REAL, emit_real},
     {Opcode::IMAG, emit_imag},
     {Opcode::CONJ, emit_conj},
+    {Opcode::WHERE, emit_where},
 };
 
 // Indexed by opcode, built once from the list above.

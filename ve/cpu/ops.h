@@ -99,6 +99,8 @@ Val complex_abs(Emitter&, DType, Val a);
 Val emit_real(Emitter&, OpTypes, std::span<const Val>);
 Val emit_imag(Emitter&, OpTypes, std::span<const Val>);
 Val emit_conj(Emitter&, OpTypes, std::span<const Val>);
+// ops_select.cpp: WHERE (np.where: out = cond ? a : b).
+Val emit_where(Emitter&, OpTypes, std::span<const Val>);
 // ops_cast.cpp: IDENTITY, and the conversion every other place uses.
 Val convert(Emitter&, Val v, DType from, DType to);
 Val emit_identity(Emitter&, OpTypes, std::span<const Val>);
