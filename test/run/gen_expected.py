@@ -8,6 +8,7 @@ script changes. Expected values are NumPy's (see hsbmodel.py). Case files:
   op_<OPCODE>      every signature of the opcode that core/opcodes.def allows
   views            stride 0, negative strides, 0-d, empty views and bases
   random           RANDOM: determinism, the counter, seeds, views, rough uniformity
+  fused_*          reductions of fused float chains (exp): NumPy's values within a tolerance
   err_*            programs that must fail with a user error (first line `#error TEXT`)
   prog_*           multi-instruction programs; test/run/check_algorithms.py also runs these
                    under every partition algorithm and requires identical output
@@ -561,6 +562,68 @@ def prog_sum_products():
     return p
 
 
+def prog_fused_reductions():
+    """Reductions of element-wise chains whose temporaries are freed: fused and contracted,
+    the sums accumulated from registers (split over threads: the inputs are large enough)."""
+    p = Program("prog_fused_reductions", "sum(|new - old|), row and column sums of an int "
+                "chain, max of a where, at sizes that split")
+    n = 3 * 2 ** 15
+    new, old = ramp(p, "new", "float64", n, 0.5, 1.0), ramp(p, "old", "float64", n, 0.25, 0.0)
+    d, ad = p.base("d", "float64", n), p.base("ad", "float64", n)
+    p.instr("SUBTRACT", d.whole(), new.whole(), old.whole())
+    p.instr("ABSOLUTE", ad.whole(), d.whole())
+    delta = p.base("sum_abs_change", "float64", 1)  # quarters: exact in any order
+    p.instr("ADD_REDUCE", delta.view(0, (), ()), ad.whole(), Const(0, "int64"))
+    p.free(d)
+    p.free(ad)
+    x, y = ramp(p, "x", "int64", n, 3, -7), ramp(p, "y", "int64", n, -1, 500)
+    q = p.base("q", "int64", n)
+    p.instr("MULTIPLY", q.whole(), x.whole(), y.whole())
+    p.instr("ADD", q.whole(), q.whole(), Const(3, "int64"))
+    rows, cols = p.base("row_sums", "int64", 96), p.base("col_sums", "int64", 1024)
+    p.instr("ADD_REDUCE", rows.whole(), q.shaped((96, 1024)), Const(1, "int64"))
+    q2 = p.base("q2", "int64", n)
+    p.instr("SUBTRACT", q2.whole(), x.whole(), y.whole())
+    p.instr("ADD_REDUCE", cols.whole(), q2.shaped((96, 1024)), Const(0, "int64"))
+    p.free(q)
+    p.free(q2)
+    k, w = p.base("k", "bool", n), p.base("w", "int64", n)
+    p.instr("LESS", k.whole(), x.whole(), y.whole())
+    p.instr("WHERE", w.whole(), k.whole(), x.whole(), y.whole())
+    mx = p.base("max_where", "int64", 1)
+    p.instr("MAXIMUM_REDUCE", mx.view(0, (), ()), w.whole(), Const(0, "int64"))
+    p.free(k)
+    p.free(w)
+    for o in (delta, rows, cols, mx):
+        p.sync(o)
+    return p
+
+
+def fused_sum_exp():
+    """sum(exp(a) * b), fused and contracted. Not a prog_ case: the vectorized exp and the
+    summation order may change the last bits, so it is compared with a tolerance only."""
+    p = Program("fused_sum_exp", "sum(exp(a) * b) and its row sums, temporaries freed")
+    n = 3 * 2 ** 15
+    a, b = ramp(p, "a", "float64", n, 1e-5, -0.5), ramp(p, "b", "float64", n, 0.25, -3000.0)
+    t, u = p.base("t", "float64", n), p.base("u", "float64", n)
+    p.instr("EXP", t.whole(), a.whole())
+    p.instr("MULTIPLY", u.whole(), t.whole(), b.whole())
+    s = p.base("sum_exp_a_b", "float64", 1)
+    p.instr("ADD_REDUCE", s.view(0, (), ()), u.whole(), Const(0, "int64"))
+    p.free(t)
+    p.free(u)
+    t2, u2 = p.base("t2", "float64", n), p.base("u2", "float64", n)
+    p.instr("EXP", t2.whole(), a.whole())
+    p.instr("MULTIPLY", u2.whole(), t2.whole(), b.whole())
+    rows = p.base("row_sums", "float64", 3)
+    p.instr("ADD_REDUCE", rows.whole(), u2.shaped((3, 2 ** 15)), Const(1, "int64"))
+    p.free(t2)
+    p.free(u2)
+    p.sync(s, (1e-12, 1e-6))
+    p.sync(rows, (1e-12, 1e-6))
+    return p
+
+
 def prog_stencil():
     p = Program("prog_stencil", "three steps of a 1-D heat stencil through shifted views")
     n = 16
@@ -701,7 +764,8 @@ def prog_random(seed, dt):
 
 
 def programs():
-    ps = [prog_paper_fig3(), prog_chain(), prog_sum_products(), prog_stencil(),
+    ps = [prog_paper_fig3(), prog_chain(), prog_sum_products(), prog_fused_reductions(),
+          prog_stencil(),
           prog_reduce_broadcast(), prog_gather_scatter(), prog_sync_midway()]
     ps += [prog_random(seed, "int64") for seed in range(6)]
     ps += [prog_random(seed, "float64") for seed in range(100, 104)]
@@ -724,6 +788,7 @@ def all_cases():
         elif info.family == "INDEXING":
             cases += indexing_case(name)
     cases += range_case() + matmul_case() + system_case() + random_case() + views_case()
+    cases.append(fused_sum_exp())
     return cases + error_cases() + programs()
 
 

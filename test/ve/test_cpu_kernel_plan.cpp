@@ -76,3 +76,33 @@ TEST_CASE("plan: a column-major block loops over its columns outermost", "[ve][c
   CHECK(k.ndim == 1); // transposed order makes it one contiguous loop
   CHECK(k.arrays[0].inner == cpu::StrideClass::ONE);
 }
+
+TEST_CASE("plan: the element-wise chain a reduction reads has no buffer (contracted)",
+          "[ve][cpu][plan]") {
+  const int64_t n = 1 << 16;
+  auto a = make_data_base("a", DType::FLOAT64, n), b = make_data_base("b", DType::FLOAT64, n);
+  auto t = make_temp_base("t", DType::FLOAT64, n), u = make_temp_base("u", DType::FLOAT64, n);
+  auto s = make_data_base("s", DType::FLOAT64, 1);
+  Program p;
+  p.instrs.emplace_back(Opcode::EXP, std::vector<Operand>{View::whole(t), View::whole(a)});
+  p.instrs.emplace_back(Opcode::MULTIPLY,
+                        std::vector<Operand>{View::whole(u), View::whole(t), View::whole(b)});
+  p.instrs.emplace_back(Opcode::ADD_REDUCE,
+                        std::vector<Operand>{view(s, 0, {}, {}), View::whole(u), axis_const(0)});
+  auto plan = cpu::plan_block(KernelBlock{&p, {0, 1, 2}, {t.get(), u.get()}});
+  int buffers = 0;
+  for (const auto& arr : plan.arrays) {
+    const bool temp = arr.view->base == t || arr.view->base == u;
+    CHECK(arr.contracted == temp);
+    if (temp) {
+      CHECK(arr.ptr == -1);
+      CHECK(arr.param == -1);
+    } else {
+      ++buffers;
+    }
+  }
+  CHECK(buffers == 3);          // a, b and the sum
+  CHECK(plan.ptrs.size() == 4); // a, b, the sum's partials and the sum
+  CHECK(plan.chunks > 1);       // split over the axis: partial sums per chunk
+  CHECK(plan.spec.find("c") != std::string::npos);
+}

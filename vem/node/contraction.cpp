@@ -32,7 +32,7 @@ struct BaseUse {
   bool seen = false;
   bool freed = false;
   bool synced = false;
-  bool elementwise_only = true;
+  bool per_element = true;    // every access is one element per loop iteration (see the header)
   const View* view = nullptr; // the first view; every other must be identical
   bool one_view = true;
 };
@@ -60,7 +60,11 @@ std::vector<std::vector<const Base*>> contracted_bases(const Program& program,
     }
     if (u.block != block) u.one_block = false;
     if (family == Family::SYSTEM) return;
-    if (family != Family::ELEMENTWISE && family != Family::GENERATOR) u.elementwise_only = false;
+    // A reduction reads its input one element per iteration too: the engine accumulates the
+    // register. Its output, scans, gathers and scatters need the memory.
+    bool reduced_input = family == Family::REDUCTION && !write;
+    if (family != Family::ELEMENTWISE && family != Family::GENERATOR && !reduced_input)
+      u.per_element = false;
     if (!u.view) {
       u.view = &v;
     } else if (!u.view->identical(v)) {
@@ -86,7 +90,7 @@ std::vector<std::vector<const Base*>> contracted_bases(const Program& program,
   for (const Base* base : order) {
     const BaseUse& u = uses[base];
     bool contract = base->data == nullptr && !base->allocation && u.one_block && u.freed &&
-                    !u.synced && u.written_first && u.elementwise_only && u.one_view &&
+                    !u.synced && u.written_first && u.per_element && u.one_view &&
                     u.view != nullptr && visits_each_element_once(*u.view);
     if (contract) result[size_t(u.block)].push_back(base);
   }

@@ -58,6 +58,26 @@ SYNC O
   CHECK(names(c[0]) == std::vector<std::string>{"T"});
 }
 
+TEST_CASE("a temporary a reduction reads is contracted: sum(exp(a) * b) stores nothing") {
+  Program p = parse_program(R"(
+.base A float64 6
+.base B float64 6
+.base T float64 6
+.base U float64 6
+.base S float64 2
+IDENTITY A, 0.5
+IDENTITY B, 2
+EXP T{0;2,3;3,1}, A{0;2,3;3,1}
+MULTIPLY U{0;2,3;3,1}, T{0;2,3;3,1}, B{0;2,3;3,1}
+ADD_REDUCE S, U{0;2,3;3,1}, 1
+FREE T
+FREE U
+SYNC S
+)");
+  auto c = contracted_bases(p, one_block(p));
+  CHECK(names(c[0]) == std::vector<std::string>{"T", "U"});
+}
+
 TEST_CASE("what keeps a base from being contracted") {
   SECTION("it is not freed, or it is synced") {
     Program p = parse_program(R"(
@@ -94,15 +114,38 @@ FREE T
 )");
     CHECK(contracted_bases(p, one_block(p))[0].empty());
   }
-  SECTION("a reduction reads it") {
+  SECTION("a scan reads it") {
     Program p = parse_program(R"(
 .base T float64 4
-.base S float64 1
+.base S float64 4
 IDENTITY T, 1
-ADD_REDUCE S{0;;}, T, 0
+ADD_ACCUMULATE S, T, 0
 FREE T
 )");
     CHECK(contracted_bases(p, one_block(p))[0].empty());
+  }
+  SECTION("a gather reads it") {
+    Program p = parse_program(R"(
+.base T float64 4
+.base I int64 4
+.base O float64 4
+IDENTITY T, 1
+IDENTITY I, 2
+GATHER O, T, I
+FREE T
+)");
+    CHECK(contracted_bases(p, one_block(p))[0].empty());
+  }
+  SECTION("a reduction writes it, even if nothing reads it") {
+    Program p = parse_program(R"(
+.base A float64 4
+.base S float64 1
+IDENTITY A, 1
+ADD_REDUCE S{0;;}, A, 0
+FREE A
+FREE S
+)");
+    CHECK(names(contracted_bases(p, one_block(p))[0]) == std::vector<std::string>{"A"});
   }
   SECTION("two different views of it") {
     Program p = parse_program(R"(

@@ -91,6 +91,36 @@ TEST_CASE("a fused temporary is contracted and never allocated") {
   CHECK(s.bytes_in_use == MemoryPool::size_class(32));
 }
 
+TEST_CASE("sum(exp(a) * b): the chain a reduction reads is fused, contracted, never allocated") {
+  for (const char* algorithm : {"greedy", "linear", "optimal"}) {
+    INFO(algorithm);
+    Fixture f(algorithm);
+    Program p = parse_program(R"(
+.base A float64 8
+.base B float64 8
+.base T float64 8
+.base U float64 8
+.base S float64 1
+EXP T, A
+MULTIPLY U, T, B
+ADD_REDUCE S{0;;}, U, 0
+FREE T
+FREE U
+SYNC S
+)");
+    double a[8] = {}, b[8] = {};
+    p.find_base("A")->data = a;
+    p.find_base("B")->data = b;
+    f.vem->execute(p);
+    REQUIRE(f.seen.size() == 1);
+    CHECK(f.seen[0].instrs == std::vector<size_t>{0, 1, 2});
+    CHECK(f.seen[0].contracted == std::vector<std::string>{"T", "U"});
+    CHECK(p.find_base("T")->allocation == nullptr);
+    CHECK(p.find_base("U")->allocation == nullptr);
+    CHECK(f.vem->pool().stats().allocations == 1); // S only
+  }
+}
+
 TEST_CASE("an unfused temporary is allocated at its first write and freed at FREE") {
   Fixture f("singleton");
   Program p = parse_program(kTemporary);
