@@ -17,7 +17,9 @@ void raise_axis_error(int64_t axis, int ndim) {
 }
 
 std::string shape_text(const Dims& d) {
-  return dims_text(d);
+  std::string s = "(";
+  for (size_t k = 0; k < d.size(); ++k) s += (k ? "," : "") + std::to_string(d[k]);
+  return s + (d.size() == 1 ? ",)" : ")");
 }
 
 Array new_array(DType t, const Dims& shape) {

@@ -252,7 +252,7 @@ void bind_ndarray(py::module_& m) {
     static const char* formats[] = {"?", "b", "h", "i", "q",  "B", "H",
                                     "I", "Q", "f", "d", "Zf", "Zd"};
     Base& b = *a.view.base;
-    if (pending_count() > 0 || !b.data) sync(a.view.base);
+    sync_for_read(a.view.base);
     const int64_t item = dtype_size(b.dtype);
     std::vector<ssize_t> shape(a.view.shape.begin(), a.view.shape.end()), strides;
     for (auto s : a.view.stride) strides.push_back(ssize_t(s * item));

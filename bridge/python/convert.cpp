@@ -252,7 +252,7 @@ std::optional<Array> from_numpy(const py::array& arr, bool force_copy) {
 
 py::array to_numpy(const Array& a) {
   Base& b = *a.view.base;
-  if (pending_count() > 0 || !b.data) sync(a.view.base);
+  sync_for_read(a.view.base);
   const int64_t item = dtype_size(b.dtype);
   std::vector<ssize_t> shape(a.view.shape.begin(), a.view.shape.end());
   std::vector<ssize_t> strides(a.view.stride.size());
@@ -266,7 +266,7 @@ py::array to_numpy(const Array& a) {
 
 py::object item(const Array& a, int64_t flat_index) {
   Base& b = *a.view.base;
-  if (pending_count() > 0 || !b.data) sync(a.view.base);
+  sync_for_read(a.view.base);
   int64_t idx = a.view.index_of_flat(flat_index);
   const char* p = static_cast<const char*>(b.data) + idx * dtype_size(b.dtype);
   switch (b.dtype) {

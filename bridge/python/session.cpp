@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/error.h"
 #include "core/runtime.h"
 
 namespace hassium::python {
@@ -13,6 +14,11 @@ namespace {
 int64_t g_threshold = 1000;
 int64_t g_next_name = 0;
 bool g_shutting_down = false;
+// The base whose sync failed last (its values are unspecified) and the error: reading it again
+// repeats the error instead of showing garbage (NumPy asks the buffer protocol first and
+// swallows its error before calling __array__).
+std::weak_ptr<Base> g_failed_base;
+std::string g_failed_message;
 } // namespace
 
 BaseOwner::~BaseOwner() {
@@ -40,8 +46,22 @@ void flush() {
 }
 
 void sync(const BasePtr& base) {
-  Runtime::instance().sync(base);
+  try {
+    Runtime::instance().sync(base);
+  } catch (const UserError& e) {
+    g_failed_base = base;
+    g_failed_message = e.what();
+    throw;
+  }
+  if (!g_failed_base.expired() && g_failed_base.lock() == base) g_failed_base.reset();
   if (!base->data) allocate_external(*base);
+}
+
+void sync_for_read(const BasePtr& base) {
+  if (pending_count() > 0 || !base->data) sync(base);
+  if (!g_failed_base.expired() && g_failed_base.lock() == base)
+    HS_USER_ERROR() << g_failed_message
+                    << " (this array's values were never computed; write it again to reuse it)";
 }
 
 size_t pending_count() {

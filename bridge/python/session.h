@@ -29,6 +29,10 @@ void flush();
 // Flushes and makes the base's memory hold its values; allocates the memory of a base nothing
 // ever wrote (numpy.empty), so that the frontend can always look at it.
 void sync(const BasePtr& base);
+// What the frontend calls before reading a base's memory: sync when something is pending or the
+// base has no memory yet; raises again the error of a failed flush that left the base's values
+// unspecified (until a later sync of the base succeeds).
+void sync_for_read(const BasePtr& base);
 // Instructions recorded since the last flush.
 size_t pending_count();
 void set_flush_threshold(int64_t n);

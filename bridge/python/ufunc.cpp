@@ -294,6 +294,14 @@ std::optional<std::vector<Array>> apply(const UfuncDef& u, Call& c) {
       raise_int_out_of_bounds(a, loop->in[size_t(i)]);
     }
   }
+  // NumPy refuses integer powers with negative integer exponents. A constant exponent is
+  // checked here, at the call, as NumPy does; an array exponent when the engine computes it.
+  if (u.op == Opcode::POWER && u.recipe == Recipe::op && is_integer(loop->in[1]) &&
+      !c.ins[1].is_array) {
+    auto e = constant_for_loop(c.ins[1], loop->in[1]);
+    if (is_signed_int(loop->in[1]) && e->as_int() < 0)
+      raise_value_error("Integers to negative integer powers are not allowed.");
+  }
   // Shapes: inputs broadcast together, and to every given output's shape exactly.
   std::vector<Dims> shapes;
   for (const auto& a : c.ins) shapes.push_back(a.shape());

@@ -43,13 +43,13 @@ ComplexPair hs_csqrt(double re, double im) {
   return pack(std::sqrt(C(re, im)));
 }
 
-// a ** b: 1 for b == 0; 0 or NaN for a == 0; exact products for integer exponents below 100 in
-// magnitude; the C library's cpow otherwise.
+// a ** b: 1 for b == 0; for a == 0, 0 when b's real part is positive (NumPy 2), else NaN; exact
+// products for integer exponents below 100 in magnitude; the C library's cpow otherwise.
 ComplexPair hs_cpow(double are, double aim, double bre, double bim) {
   const C a(are, aim), b(bre, bim);
   if (bre == 0 && bim == 0) return {1, 0};
   if (are == 0 && aim == 0) {
-    if (bre > 0 && bim == 0) return {0, 0};
+    if (bre > 0) return {0, 0};
     double nan = std::numeric_limits<double>::quiet_NaN();
     return {nan, nan};
   }

@@ -1,0 +1,177 @@
+"""Interop with NumPy, laziness and flushing, FREE at the last reference, fallbacks, errors that
+leave the runtime usable, the buffer protocol, and __array_function__ dispatch."""
+
+import gc
+import warnings
+
+import numpy as np
+import pytest
+
+import hassium
+from hassium import _hassium
+from helpers import assert_same, same_error
+
+
+def test_mixing_numpy_and_hassium():
+    n = np.arange(6.0).reshape(2, 3)
+    h = hassium.array(n)
+    for r, e in [(h + n, n + n), (n + h, n + n), (n * h[0], n * n[0]), (h - np.float32(1), n - 1),
+                 (np.maximum(n, h * 2), np.maximum(n, n * 2)), (h[np.arange(2)], n[np.arange(2)])]:
+        assert isinstance(r, hassium.ndarray)
+        assert_same(r, e)
+
+
+def test_np_asarray_is_zero_copy():
+    h = hassium.arange(10.0)
+    a = np.asarray(h)
+    b = np.asarray(h)
+    assert np.shares_memory(a, b)
+    v = np.asarray(h[2:8:2])
+    assert np.shares_memory(v, a) and v.strides == (16,)
+    a[0] = 42  # a write through NumPy is seen by hassium
+    assert float(h[0]) == 42
+
+
+def test_numpy_functions_dispatch_to_hassium():
+    n = np.arange(12.0).reshape(3, 4)
+    h = hassium.array(n)
+    r = np.sum(h, axis=0)
+    assert isinstance(r, hassium.ndarray)
+    assert_same(r, np.sum(n, axis=0))
+    assert_same(np.concatenate([h, h]), np.concatenate([n, n]))
+    assert_same(np.mean(h), np.mean(n))
+    # a function hassium does not implement runs through NumPy
+    r = np.cumsum(np.diff(h, axis=1), axis=1)
+    assert isinstance(r, hassium.ndarray)
+    assert_same(r, np.cumsum(np.diff(n, axis=1), axis=1))
+
+
+def test_flush_points_and_threshold():
+    hassium.flush()
+    h = hassium.ones(100)
+    h2 = h * 2 + 3
+    assert _hassium.pending() > 0
+    gc.collect()  # (a collection during a flush may record FREEs of dead arrays)
+    hassium.flush()
+    assert _hassium.pending() == 0
+    old = _hassium.flush_threshold()
+    try:
+        _hassium.set_flush_threshold(10)
+        x = hassium.zeros(5)
+        for _ in range(30):
+            x += 1
+            assert _hassium.pending() <= 11
+        assert_same(x, np.full(5, 30.0))
+    finally:
+        _hassium.set_flush_threshold(old)
+    first = h2[0]  # (a NumPy scalar is a copy: recorded, and FREEd when `first` dies)
+    float(first)
+    assert _hassium.pending() == 0
+
+
+def test_free_recorded_at_last_reference():
+    hassium.flush()
+    a = hassium.ones(10)
+    v = a[2:5]
+    del a
+    gc.collect()
+    before = _hassium.pending()
+    del v  # the last reference to the base
+    gc.collect()
+    assert _hassium.pending() == before + 1
+    hassium.flush()
+
+
+def test_temporaries_are_freed():
+    hassium.flush()
+    a = hassium.ones(10)
+    b = (a + 1) * 2  # a + 1 is a temporary: IDENTITY fill, ADD, MULTIPLY, FREE of the temporary
+    assert _hassium.pending() == 4
+    hassium.flush()
+    del b
+
+
+def test_buffer_export_flushes():
+    h = hassium.arange(6, dtype=np.int32) * 2
+    m = memoryview(h)
+    assert m.tolist() == [0, 2, 4, 6, 8, 10]
+    assert m.format == np.dtype(np.int32).char or m.itemsize == 4
+
+
+def test_errors_leave_runtime_usable():
+    same_error(lambda m: m.ones(3) + m.ones(4))
+    e = same_error(lambda m: m.ones((2, 3)) * m.ones((3, 2)))
+    assert str(e) == "operands could not be broadcast together with shapes (2,3) (3,2) "
+    same_error(lambda m: m.ones(3)[5])
+    same_error(lambda m: m.ones(3, dtype="nonsense"))
+    same_error(lambda m: m.ones(3).reshape(2, 2))
+    same_error(lambda m: m.ones(3) + "abc")
+    assert_same(hassium.ones(3) + 1, np.ones(3) + 1)
+
+
+def test_broadcast_error_message_matches_numpy():
+    try:
+        np.ones((2, 3)) + np.ones((3, 2))
+    except ValueError as e:
+        msg = str(e)
+    with pytest.raises(ValueError) as info:
+        hassium.ones((2, 3)) + hassium.ones((3, 2))
+    assert str(info.value) == msg
+
+
+def test_fallback_function_warns_once_and_can_be_silenced():
+    n = np.array([3.0, 1.0, 2.0])
+    h = hassium.array(n)
+    hassium._fallback._warned.discard("sort")
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        r1 = hassium.sort(h)
+        r2 = hassium.sort(h * 2)
+    fw = [x for x in w if issubclass(x.category, hassium.FallbackWarning)]
+    assert len(fw) == 1 and "numpy.sort" in str(fw[0].message)
+    assert_same(r1, np.sort(n))
+    assert_same(r2, np.sort(n * 2))
+    hassium._fallback._warned.discard("sort")
+    hassium._fallback.enabled[0] = False
+    try:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            hassium.sort(h)
+        assert not [x for x in w if issubclass(x.category, hassium.FallbackWarning)]
+    finally:
+        hassium._fallback.enabled[0] = True
+
+
+def test_fallback_method_in_place():
+    n = np.array([3.0, 1.0, 2.0, 0.5])
+    h = hassium.array(n)
+    h.sort()
+    n.sort()
+    assert_same(h, n)
+
+
+def test_fallback_results_that_are_views_are_copied():
+    h = hassium.arange(6.0)
+    r = hassium.flip(h.reshape(2, 3), axis=None)  # hassium's own flip: a view
+    assert _hassium.same_base(r, h)
+    t = hassium.rot90(h.reshape(2, 3))  # NumPy's rot90 returns a view: wrapped as a copy
+    assert not _hassium.same_base(t, h)
+    assert_same(t, np.rot90(np.arange(6.0).reshape(2, 3)))
+
+
+def test_fallback_submodules():
+    n = np.arange(8.0)
+    h = hassium.array(n)
+    assert_same(hassium.fft.fft(h), np.fft.fft(n))
+    assert_same(hassium.linalg.norm(h), np.linalg.norm(n))
+    m = np.eye(3) * 2 + 1
+    assert_same(hassium.linalg.inv(hassium.array(m)), np.linalg.inv(m))
+    assert_same(hassium.linalg.solve(hassium.array(m), hassium.ones(3)), np.linalg.solve(m, np.ones(3)))
+
+
+def test_numpy_names_pass_through():
+    assert hassium.float64 is np.float64 and hassium.newaxis is None
+    assert hassium.finfo(np.float32).eps == np.finfo(np.float32).eps
+    assert hassium.pi == np.pi
+    with pytest.raises(AttributeError):
+        hassium.no_such_function_anywhere
