@@ -2,7 +2,9 @@
 #include "vem/node/flush_profiler.h"
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/dtype.h"
 #include "ir/algorithms.h"
@@ -37,16 +39,19 @@ std::string canonical_bytecode(const Program& program, const std::vector<size_t>
 
 int64_t bytes_moved(const Program& program, const std::vector<size_t>& instrs,
                     const std::vector<const Base*>& contracted) {
-  std::vector<const View*> seen;
+  std::unordered_set<const Base*> skip(contracted.begin(), contracted.end());
+  // Views by (base, offset): only those can be identical, so big blocks stay O(n log n).
+  std::map<std::pair<const Base*, int64_t>, std::vector<const View*>> seen;
   int64_t bytes = 0;
   for (size_t i : instrs)
     for (const auto& opnd : program.instrs[i].operands) {
       const View* v = std::get_if<View>(&opnd);
-      if (!v || std::find(contracted.begin(), contracted.end(), v->base.get()) != contracted.end())
+      if (!v || skip.count(v->base.get())) continue;
+      auto& same_start = seen[{v->base.get(), v->offset}];
+      if (std::any_of(same_start.begin(), same_start.end(),
+                      [&](const View* s) { return s->identical(*v); }))
         continue;
-      if (std::any_of(seen.begin(), seen.end(), [&](const View* s) { return s->identical(*v); }))
-        continue;
-      seen.push_back(v);
+      same_start.push_back(v);
       bytes += v->size() * int64_t(dtype_size(v->dtype()));
     }
   return bytes;
