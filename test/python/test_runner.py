@@ -28,7 +28,8 @@ def results(tmp_path_factory):
     status = runner.main(["--bench", "heat_equation,leibnitz_pi", "--size", "tiny",
                           "--algorithms", "singleton,greedy", "--cost-models",
                           "bohrium,max_contract", "--caches", "warm,none", "--repeat", "2",
-                          "--headline", "greedy/bohrium/warm", "--out", str(out)])
+                          "--headline", "greedy/bohrium/warm", "--out", str(out),
+                          "--work", str(out / "work")])
     with open(out / "results.csv") as f:
         rows = list(csv.DictReader(f))
     with open(out / "runs.csv") as f:
