@@ -64,18 +64,19 @@ py::object where3(py::handle cond, py::handle x, py::handle y) {
   Array out = new_array(t, shape);
   std::vector<Array> temps;
   if (out.size() > 0) {
-    if (b.is_array) {
-      record_copy(out.view, materialize(b, t, b.shape(), temps));
-    } else {
-      auto v = constant_for_loop(b, t);
-      if (!v) raise_int_out_of_bounds(b, t);
-      record_fill(out.view, *v);
-    }
-    View mask = materialize(c, DType::BOOL, shape, temps);
-    View src = materialize(a, t, shape, temps);
-    Array idx = new_array(DType::INT64, shape);
-    record(Opcode::RANGE, {idx.view});
-    record(Opcode::COND_SCATTER, {out.view, src, idx.view, mask});
+    // One WHERE: out = cond ? x : y, each operand cast and broadcast (constants stay constants);
+    // out is fresh, so nothing overlaps it.
+    auto operand = [&](const Arg& v, DType dt) -> Operand {
+      if (v.is_array) return materialize(v, dt, shape, temps);
+      if (dt == DType::BOOL) return Scalar::of_bool(v.value.as_bool());
+      // NumPy's where casts a Python int that does not fit unsafely (int8: 300 -> 44).
+      auto k = constant_for_loop(v, dt);
+      return k ? *k : v.value.cast(dt);
+    };
+    Operand mask = operand(c, DType::BOOL);
+    Operand src_x = operand(a, t);
+    Operand src_y = operand(b, t);
+    record(Opcode::WHERE, {out.view, mask, src_x, src_y});
   }
   out.scalar = out.ndim() == 0;
   return wrap(std::move(out));

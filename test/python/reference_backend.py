@@ -89,6 +89,8 @@ def _run(op, ops):
     elif op == "COND_SCATTER":
         mask = ops[3].reshape(-1)
         out.flat[ops[2].reshape(-1)[mask]] = ops[1].reshape(-1)[mask]
+    elif op == "WHERE":
+        np.copyto(out, np.where(ops[1], ops[2], ops[3]), casting="unsafe")
     elif op == "MATMUL":
         np.matmul(ops[1], ops[2], out=out)
     elif op in ("FREE", "SYNC"):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import hassium
+from hassium import _hassium
 from helpers import assert_same, same_error
 
 DTYPES = ["bool", "int8", "int64", "uint16", "float32", "float64", "complex128"]
@@ -211,6 +212,25 @@ def test_where_function():
     assert_same(hassium.where(h > 4, 1.5, h), np.where(n > 4, 1.5, n))
     assert_same(hassium.where(n % 2 == 0, h, h * 10), np.where(n % 2 == 0, n, n * 10))
     assert_same(hassium.where(h > 4)[0], np.where(n > 4)[0])
+
+
+def test_where_promotes_broadcasts_and_casts_like_numpy():
+    c = np.array([[True, False, True], [False, True, False]])
+    x = np.arange(6.0).reshape(2, 3)
+    y = np.arange(3, dtype=np.int32)
+    i8 = np.arange(3, dtype=np.int8)
+    cases = [(c, x, y), (c, 1, y), (c, x, 2.5), (True, x, y), (x > 2, x, -x), (c, True, False),
+             (x, 1, 0), (c[0], i8, 300), (c[0], i8.astype(np.uint8), -1), (c, 1j, y),
+             (c[:, ::-1], x[::-1], y[::-1]), (np.zeros((0, 3), bool), 1.0, y)]
+    for args in cases:
+        h = hassium.where(*[hassium.asarray(a) if isinstance(a, np.ndarray) else a for a in args])
+        assert_same(h, np.where(*args))
+    # one WHERE instruction (no temporaries) for array operands of the result's dtype
+    hc, hx = hassium.array(c), hassium.array(x)
+    hassium.flush()
+    r = hassium.where(hc, hx, -hx)
+    assert _hassium.pending() == 3  # NEGATIVE, WHERE, FREE of -hx
+    assert_same(r, np.where(c, x, -x))
 
 
 def test_dot_matmul():
