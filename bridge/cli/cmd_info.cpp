@@ -1,7 +1,6 @@
 // `hassium info`: the configured stack, which engines and VEMs can run here (and why not), the
 // cache directories and their sizes, and the versions of hassium and what it runs on.
 #include <dlfcn.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <array>
@@ -18,6 +17,7 @@
 #include "core/config.h"
 #include "core/filter_registry.h"
 #include "ve/cpu/host_info.h"
+#include "ve/cpu/openmp.h"
 #include "vem/stack.h"
 
 #ifndef HASSIUM_VERSION
@@ -57,7 +57,7 @@ Probe probe_cpu() {
   hassium::CpuHostInfo h = hassium::cpu_host_info();
   return {true,
           "LLVM " + h.llvm_version + ", " + h.triple + ", host CPU " + h.cpu_name + ", " +
-              std::to_string(omp_get_max_threads()) + " OpenMP threads",
+              std::to_string(hassium::openmp_max_threads()) + " OpenMP threads",
           "features: " + join(h.features, " ")};
 }
 

@@ -6,13 +6,12 @@
 #include <sstream>
 #include <unordered_map>
 
-#include <omp.h>
-
 #include "core/error.h"
 #include "ve/cpu/jit_compiler.h"
 #include "ve/cpu/kernel_plan.h"
 #include "ve/cpu/launcher.h"
 #include "ve/cpu/matmul.h"
+#include "ve/cpu/openmp.h"
 
 namespace hassium {
 
@@ -60,10 +59,17 @@ const Instruction* find_op(const KernelBlock& block, Opcode op) {
   throw UserError(msg.str());
 }
 
+// Loads OpenMP with the engine's wait policy (only the first load in a process applies one; see
+// openmp.h), then the threads per kernel: as configured, else OpenMP's default.
+int thread_count(const CpuOptions& o) {
+  load_openmp(o.wait_policy);
+  return o.threads > 0 ? o.threads : openmp_max_threads();
+}
+
 class CpuEngine : public Engine {
 public:
   explicit CpuEngine(const CpuOptions& o)
-      : options_(o), threads_(o.threads > 0 ? o.threads : omp_get_max_threads()),
+      : options_(o), threads_(thread_count(o)),
         jit_(o.opt_level, o.cache == KernelCacheMode::DISK ? o.cache_dir : std::string(),
              o.cache == KernelCacheMode::NONE) {
     HS_USER_ASSERT(o.cache != KernelCacheMode::DISK || !o.cache_dir.empty())

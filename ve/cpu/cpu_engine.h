@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "ve/cpu/openmp.h"
 #include "ve/engine.h"
 
 namespace hassium {
@@ -17,6 +18,9 @@ struct CpuOptions {
   int opt_level = 3; // LLVM optimization level, 0..3
   KernelCacheMode cache = KernelCacheMode::MEMORY;
   std::string cache_dir; // object files when cache == DISK (created if missing)
+  // How idle OpenMP threads wait; applied when the first engine of the process loads libgomp,
+  // unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set (ve/cpu/openmp.h).
+  WaitPolicy wait_policy = WaitPolicy::PASSIVE;
 };
 
 // Parses "none", "memory" or "disk"; throws UserError naming the valid ones otherwise.

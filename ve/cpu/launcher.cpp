@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include <omp.h>
+#include "ve/cpu/openmp.h"
 
 namespace hassium::cpu {
 
@@ -21,11 +21,20 @@ KernelError run_chunks(const KernelPlan& plan, KernelFn kernel, int64_t n, int t
     return err;
   }
   std::vector<KernelError> errs(static_cast<size_t>(n));
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int64_t c = 0; c < n; ++c) {
-    auto [lo, hi] = chunk_range(extent, n, c);
-    kernel(lo, hi, plan.ptrs.data(), plan.params.data(), c, &errs[size_t(c)]);
-  }
+  struct Chunks {
+    const KernelPlan& plan;
+    KernelFn kernel;
+    int64_t extent, n;
+    KernelError* errs;
+  } chunks{plan, kernel, extent, n, errs.data()};
+  parallel_for(
+      n, threads,
+      [](void* ctx, int64_t c) {
+        const Chunks& k = *static_cast<const Chunks*>(ctx);
+        auto [lo, hi] = chunk_range(k.extent, k.n, c);
+        k.kernel(lo, hi, k.plan.ptrs.data(), k.plan.params.data(), c, &k.errs[c]);
+      },
+      &chunks);
   for (const KernelError& e : errs)
     if (e.code != KERNEL_OK) return e;
   return {};

@@ -1,0 +1,108 @@
+// libgomp loaded with dlopen on first use, after the wait policy is put into the environment.
+// Nothing links libgomp, so it is not initialized at program start (it reads OMP_WAIT_POLICY
+// and GOMP_SPINCOUNT only then). Parallel regions enter it through GOMP_parallel, the call
+// `#pragma omp parallel` compiles to (libgomp's documented ABI, also exported by LLVM's libomp).
+#include "ve/cpu/openmp.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+
+#include <dlfcn.h>
+
+#include "core/error.h"
+
+namespace hassium {
+
+WaitPolicy parse_wait_policy(const std::string& name) {
+  if (name == "passive") return WaitPolicy::PASSIVE;
+  if (name == "active") return WaitPolicy::ACTIVE;
+  HS_USER_ERROR() << "unknown OpenMP wait policy '" << name << "'; valid: passive, active";
+  return WaitPolicy::PASSIVE;
+}
+
+namespace {
+constexpr const char* kLibgomp = "libgomp.so.1";
+
+struct GompApi {
+  void (*parallel)(void (*)(void*), void*, unsigned, unsigned) = nullptr;
+  int (*thread_num)() = nullptr;
+  int (*num_threads)() = nullptr;
+  int (*max_threads)() = nullptr;
+};
+
+GompApi g_api;
+OpenMpState g_state;
+std::once_flag g_once;
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+template <typename F> bool resolve(void* lib, const char* name, F& fn) {
+  fn = reinterpret_cast<F>(dlsym(lib, name));
+  if (!fn) g_state.error = std::string(kLibgomp) + " has no " + name;
+  return fn != nullptr;
+}
+
+void load(WaitPolicy policy) {
+  g_state.preloaded = dlopen(kLibgomp, RTLD_NOW | RTLD_NOLOAD) != nullptr;
+  if (g_state.preloaded) {
+    g_state.source = "preloaded"; // initialized already: the policy is what it read then
+  } else if (!env("OMP_WAIT_POLICY").empty() || !env("GOMP_SPINCOUNT").empty()) {
+    g_state.source = "environment";
+  } else {
+    // Process-wide and inherited by child processes, like any OMP_* variable the user sets.
+    setenv("OMP_WAIT_POLICY", policy == WaitPolicy::PASSIVE ? "PASSIVE" : "ACTIVE", 0);
+    g_state.source = "hassium";
+  }
+  g_state.wait_policy = env("OMP_WAIT_POLICY");
+  g_state.spin_count = env("GOMP_SPINCOUNT");
+  void* lib = dlopen(kLibgomp, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char* e = dlerror();
+    g_state.error = e ? e : std::string("cannot load ") + kLibgomp;
+    return;
+  }
+  g_state.available = resolve(lib, "GOMP_parallel", g_api.parallel) &&
+                      resolve(lib, "omp_get_thread_num", g_api.thread_num) &&
+                      resolve(lib, "omp_get_num_threads", g_api.num_threads) &&
+                      resolve(lib, "omp_get_max_threads", g_api.max_threads);
+}
+
+struct Region {
+  int64_t n;
+  void (*body)(void*, int64_t);
+  void* ctx;
+};
+
+// Run by every thread of the team: its contiguous share of [0, n).
+void region_body(void* data) {
+  const Region& r = *static_cast<const Region*>(data);
+  const int64_t t = g_api.thread_num(), nt = g_api.num_threads();
+  for (int64_t c = r.n * t / nt, end = r.n * (t + 1) / nt; c < end; ++c) r.body(r.ctx, c);
+}
+} // namespace
+
+const OpenMpState& load_openmp(WaitPolicy policy) {
+  std::call_once(g_once, load, policy);
+  return g_state;
+}
+
+int openmp_max_threads() {
+  return load_openmp().available ? g_api.max_threads() : 1;
+}
+
+namespace cpu {
+void parallel_for(int64_t n, int threads, void (*body)(void*, int64_t), void* ctx) {
+  if (n > 1 && threads > 1 && load_openmp().available) {
+    Region r{n, body, ctx};
+    g_api.parallel(region_body, &r, unsigned(std::min<int64_t>(threads, n)), 0);
+    return;
+  }
+  for (int64_t c = 0; c < n; ++c) body(ctx, c);
+}
+} // namespace cpu
+
+} // namespace hassium
