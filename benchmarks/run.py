@@ -36,6 +36,7 @@ import os
 import pathlib
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -49,23 +50,39 @@ PROGRAMS = HERE / "python"
 
 # --size per benchmark. tiny: a fraction of a second (the tests); small: the programs' defaults
 # (about a second under NumPy); large: the paper-like sizes of benchmarks/python/README.md
-# (10-60 s under NumPy on the 2-core development machine).
+# (10-60 s under NumPy on the 2-core development machine); large-short: the same arrays with
+# fewer iterations (gauss and lu: order 1500), about a quarter of the work.
 SIZES = {
-    "black_scholes": {"tiny": "1000*3", "small": "200000*10", "large": "10000000*20"},
-    "game_of_life": {"tiny": "20*30*5", "small": "500*500*20", "large": "4000*4000*50"},
-    "heat_equation": {"tiny": "20*30*5", "small": "500*500*50", "large": "5000*5000*100"},
-    "leibnitz_pi": {"tiny": "1000*3", "small": "1000000*10", "large": "50000000*20"},
-    "gauss_elimination": {"tiny": "20", "small": "400", "large": "2500"},
-    "lu_factorization": {"tiny": "20", "small": "400", "large": "2500"},
-    "montecarlo_pi": {"tiny": "1000*3", "small": "1000000*10", "large": "20000000*20"},
-    "stencil27": {"tiny": "6*7*8*3", "small": "80*80*80*10", "large": "256*256*256*15"},
-    "shallow_water": {"tiny": "20*30*5", "small": "400*400*20", "large": "2000*2000*50"},
-    "rosenbrock": {"tiny": "1000*3", "small": "500000*20", "large": "50000000*10"},
-    "sor": {"tiny": "20*30*5", "small": "500*500*20", "large": "5000*5000*50"},
-    "nbody": {"tiny": "50*3", "small": "800*10", "large": "5000*20"},
-    "nbody_nice": {"tiny": "3*100*3", "small": "20*50000*10", "large": "100*200000*20"},
-    "lbm_d3q19": {"tiny": "6*7*8*3", "small": "32*32*32*10", "large": "120*120*120*20"},
-    "water_ice": {"tiny": "20*30*5", "small": "200*200*100", "large": "2000*2000*100"},
+    "black_scholes": {"tiny": "1000*3", "small": "200000*10", "large": "10000000*20",
+                   "large-short": "10000000*5"},
+    "game_of_life": {"tiny": "20*30*5", "small": "500*500*20", "large": "4000*4000*50",
+                  "large-short": "4000*4000*10"},
+    "heat_equation": {"tiny": "20*30*5", "small": "500*500*50", "large": "5000*5000*100",
+                   "large-short": "5000*5000*20"},
+    "leibnitz_pi": {"tiny": "1000*3", "small": "1000000*10", "large": "50000000*20",
+                 "large-short": "50000000*5"},
+    "gauss_elimination": {"tiny": "20", "small": "400", "large": "2500",
+                       "large-short": "1500"},
+    "lu_factorization": {"tiny": "20", "small": "400", "large": "2500",
+                      "large-short": "1500"},
+    "montecarlo_pi": {"tiny": "1000*3", "small": "1000000*10", "large": "20000000*20",
+                   "large-short": "20000000*5"},
+    "stencil27": {"tiny": "6*7*8*3", "small": "80*80*80*10", "large": "256*256*256*15",
+               "large-short": "256*256*256*4"},
+    "shallow_water": {"tiny": "20*30*5", "small": "400*400*20", "large": "2000*2000*50",
+                   "large-short": "2000*2000*10"},
+    "rosenbrock": {"tiny": "1000*3", "small": "500000*20", "large": "50000000*10",
+                "large-short": "50000000*3"},
+    "sor": {"tiny": "20*30*5", "small": "500*500*20", "large": "5000*5000*50",
+         "large-short": "5000*5000*10"},
+    "nbody": {"tiny": "50*3", "small": "800*10", "large": "5000*20",
+           "large-short": "5000*5"},
+    "nbody_nice": {"tiny": "3*100*3", "small": "20*50000*10", "large": "100*200000*20",
+                "large-short": "100*200000*5"},
+    "lbm_d3q19": {"tiny": "6*7*8*3", "small": "32*32*32*10", "large": "120*120*120*20",
+               "large-short": "120*120*120*5"},
+    "water_ice": {"tiny": "20*30*5", "small": "200*200*100", "large": "2000*2000*100",
+               "large-short": "2000*2000*20"},
 }
 
 # The second NumPy baseline: glibc keeps freed memory instead of returning it to the OS, so
@@ -247,6 +264,15 @@ def run_once(config, bench, size, work, timeout, cache=None):
 def wait_child(proc, timeout):
     """Waits for the child with os.wait4 (its own max RSS); kills it after `timeout` s."""
     deadline = time.monotonic() + timeout
+    try:
+        return poll_child(proc, deadline, timeout)
+    except BaseException:  # interrupted (Ctrl-C, SIGTERM): do not leave the child running
+        proc.kill()
+        proc.wait()
+        raise
+
+
+def poll_child(proc, deadline, timeout):
     while True:
         pid, code, rusage = os.wait4(proc.pid, os.WNOHANG)
         if pid:
@@ -318,13 +344,13 @@ def progress(text, end="\r"):
 
 def parse_sizes(text, benches):
     """`tiny`|`small`|`large` for all, or NAME=SIZE pairs (others: small)."""
-    if text in ("tiny", "small", "large"):
+    if text in ("tiny", "small", "large", "large-short"):
         return {b: SIZES[b][text] for b in benches}, text
     sizes = {b: SIZES[b]["small"] for b in benches}
     for item in text.split(","):
         name, _, size = item.partition("=")
         if name not in SIZES or not size:
-            raise SystemExit(f"run.py: error: --size: expected tiny|small|large or NAME=SIZE,"
+            raise SystemExit(f"run.py: error: --size: expected tiny|small|large|large-short or NAME=SIZE,"
                              f" got {item!r}")
         sizes[name] = size
     return sizes, "custom"
@@ -343,7 +369,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bench", default="", help="comma-separated program names (default: all)")
-    ap.add_argument("--size", default="small", help="tiny|small|large or NAME=SIZE,...")
+    ap.add_argument("--size", default="small", help="tiny|small|large|large-short or NAME=SIZE,...")
     ap.add_argument("--algorithms", default="", help="default: every registered algorithm")
     ap.add_argument("--cost-models", default="", help="default: every registered cost model")
     ap.add_argument("--caches", default="warm,cold,none", help="merge cache states to run")
@@ -363,6 +389,8 @@ def main(argv=None):
     ap.add_argument("--fresh", action="store_true", help="discard an existing runs.csv")
     ap.add_argument("--replot", action="store_true", help="only rebuild tables and plots")
     args = ap.parse_args(argv)
+    if argv is None:  # as a program: SIGTERM unwinds (and kills the running child) like Ctrl-C
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     benches = split_names(args.bench, list(SIZES), "benchmark")
     args.sizes, size_name = parse_sizes(args.size, benches)
@@ -400,7 +428,7 @@ def main(argv=None):
         writer.writerows(sorted(results, key=lambda r: (list(SIZES).index(r["benchmark"]),
                                                        r["engine"] != "numpy", r["config"])))
     tables = report.Tables(results, headline)
-    (out / "results.md").write_text(report.markdown(tables, args.rtol, report.machine_line()))
+    (out / "results.md").write_text(report.markdown(tables, args.rtol, report.machine_line(rows)))
     written = report.plots(tables, out)
     progress(f"wrote {out / 'results.md'}, {out / 'results.csv'}, "
              f"{', '.join(p.name for p in written)}", end="\n")

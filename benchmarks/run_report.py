@@ -305,7 +305,7 @@ def save(fig, path):
     return path
 
 
-def machine_line():
+def machine_line(rows=()):
     cpu = "unknown CPU"
     try:
         for line in open("/proc/cpuinfo"):
@@ -319,6 +319,10 @@ def machine_line():
     load = os.getloadavg()
     env = [f"{k}={v}" for k, v in sorted(os.environ.items())
            if k.startswith(("OMP_", "GOMP_", "HASSIUM_")) and not k.startswith("HASSIUM_BENCH")]
-    return (f"Machine: {cpu}, {os.cpu_count()} cores, {avx}; load average "
+    loads = sorted(float(r["load1"]) for r in rows if r.get("load1"))
+    during = (f"1-minute load average at the start of the runs: median "
+              f"{statistics.median(loads):.1f}, range {loads[0]:.1f}-{loads[-1]:.1f}; "
+              if loads else "")
+    return (f"Machine: {cpu}, {os.cpu_count()} cores, {avx}; {during}load average "
             f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} when the tables were written."
             + (f" Environment: {' '.join(env)}." if env else ""))
