@@ -15,9 +15,8 @@ namespace {
 bool is_weak_integer(const Scalar& s) {
   return s.dtype == DType::INT64 || s.dtype == DType::UINT64;
 }
+} // namespace
 
-// The constant as dtype t. An integer constant must fit an integer t (NumPy raises
-// OverflowError for Python ints out of range); other conversions are C++'s.
 Scalar constant_as(const Scalar& s, DType t) {
   if (is_weak_integer(s) && is_integer(t) && s.dtype != t) {
     int bits = 8 * dtype_size(t);
@@ -38,6 +37,7 @@ Scalar constant_as(const Scalar& s, DType t) {
   return s.cast(t);
 }
 
+namespace {
 void check_writable(const node& out) {
   for (size_t k = 0; k < out.shape.size(); ++k)
     if (out.stride[k] == 0 && out.shape[k] > 1)

@@ -46,6 +46,10 @@ private:
 // more than the flush threshold are pending.
 void record(instr&& i);
 
+// The constant as dtype t. An integer constant must fit an integer t (NumPy raises
+// OverflowError for Python ints out of range); other conversions are C++'s. (elementwise.cpp)
+Scalar constant_as(const Scalar& s, DType t);
+
 // "(3, 4)", as NumPy prints shapes.
 std::string shape_text(const shape_type& s);
 // An axis in [-ndim, ndim) as a position in [0, ndim), else a hassium::error naming both.

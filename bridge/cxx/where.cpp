@@ -1,8 +1,6 @@
-// where(cond, a, b), exact for every value (inf, nan, -0.0 included) with existing opcodes:
-// out = b, then COND_SCATTER out, a, index, cond with index = RANGE (each element's own
-// row-major position), so out takes a exactly where cond holds. No arithmetic blend (such as
-// cond * a + (1 - cond) * b) is exact: 0 * inf is nan, and -0.0 + 0.0 is +0.0.
-// The engine runs scatters on one thread; a WHERE opcode would let it fuse and parallelize.
+// where(cond, a, b) as one WHERE instruction (a select per element, exact for every value: inf,
+// nan and -0.0 pass through unchanged), so it fuses with its inputs and users and runs in
+// parallel. cond is read as bool (nonzero is true); a and b as the compute dtype.
 #include "bridge/cxx/session.h"
 #include "core/error.h"
 #include "hassium/types.h"
@@ -14,6 +12,17 @@ const shape_type* shape_of(const operand& o) {
   auto* n = std::get_if<const node*>(&o.value);
   return n ? &(*n)->shape : nullptr;
 }
+
+// A view operand cast to t and broadcast to shape (kept alive in `keep`), or a constant as t.
+void add_input(instr& ins, const operand& o, DType t, const shape_type& shape,
+               std::vector<node>& keep) {
+  if (auto* n = std::get_if<const node*>(&o.value)) {
+    keep.push_back(broadcast_to((*n)->dtype == t ? **n : cast(**n, t), shape));
+    ins.in(keep.back());
+  } else {
+    ins.in(constant_as(std::get<Scalar>(o.value), t));
+  }
+}
 } // namespace
 
 node where(const operand& cond, const operand& a, const operand& b, DType compute) {
@@ -22,32 +31,25 @@ node where(const operand& cond, const operand& a, const operand& b, DType comput
     if (const shape_type* s = shape_of(*o)) shape = broadcast_shapes(shape, *s);
   node out = make(compute, shape);
   if (out.size() == 0) return out;
-  assign(out, b);
-  // The mask: cond as bool (nonzero is true), broadcast.
-  node mask;
-  if (auto* c = std::get_if<const node*>(&cond.value)) {
-    mask = **c;
-    if (mask.dtype != DType::BOOL) {
-      operand ops[] = {operand(mask), operand(Scalar::of_int(0).cast(mask.dtype))};
-      mask = elementwise(Opcode::NOT_EQUAL, mask.dtype, ops);
-    }
-    mask = broadcast_to(mask, shape);
-  } else {
-    if (std::get<Scalar>(cond.value).as_bool()) assign(out, a);
+  // A constant condition picks one side.
+  if (auto* c = std::get_if<Scalar>(&cond.value)) {
+    assign(out, c->as_bool() ? a : b);
     return out;
   }
-  // The source: a as the compute dtype, materialized when it is a constant.
-  node source;
-  if (auto* x = std::get_if<const node*>(&a.value)) {
-    source = (*x)->dtype == compute ? **x : cast(**x, compute);
-    source = broadcast_to(source, shape);
-  } else {
-    source = make(compute, shape);
-    assign(source, a);
+  // The mask: cond as bool (nonzero is true).
+  node mask = *std::get<const node*>(cond.value);
+  if (mask.dtype != DType::BOOL) {
+    operand ops[] = {operand(mask), operand(Scalar::of_int(0).cast(mask.dtype))};
+    mask = elementwise(Opcode::NOT_EQUAL, mask.dtype, ops);
   }
-  node positions = make(DType::INT64, shape);
-  record(std::move(instr(Opcode::RANGE).out(positions)));
-  record(std::move(instr(Opcode::COND_SCATTER).out(out).in(source).in(positions).in(mask)));
+  std::vector<node> keep;
+  keep.reserve(3);
+  instr ins(Opcode::WHERE);
+  ins.out(out);
+  add_input(ins, operand(mask), DType::BOOL, shape, keep);
+  add_input(ins, a, compute, shape, keep);
+  add_input(ins, b, compute, shape, keep);
+  record(std::move(ins));
   return out;
 }
 

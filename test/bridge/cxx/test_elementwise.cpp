@@ -313,6 +313,16 @@ TEST_CASE("where is exact for every value, including inf, nan and -0.0", "[cxx][
   CHECK(hstest::error_of([&] {
           (void)where(array<bool>({5}, std::vector<bool>(5)), m, 0);
         }).find("could not be broadcast") != std::string::npos);
+  // A non-bool condition is nonzero-is-true; a constant condition picks a side; complex values.
+  std::vector<int32_t> want_i;
+  for (int32_t x : vi) want_i.push_back(x != 0 ? 7 : x);
+  check_values(where(m, 7, m), want_i);
+  check_values(where(true, m, -1), vi);
+  check_values(where(0, m, -1), std::vector<int32_t>(12, -1));
+  using Z = std::complex<double>;
+  array<Z> z({3}, std::vector<Z>{{1, -2}, {0, 3}, {-0.0, inf}});
+  check_values(where(array<bool>{true, false, true}, z, Z(5, 6)),
+               std::vector<Z>{{1, -2}, {5, 6}, {-0.0, inf}});
 }
 
 TEST_CASE("casting with astype follows C++ conversions", "[cxx][elementwise]") {

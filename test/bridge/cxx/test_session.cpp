@@ -138,6 +138,18 @@ TEST_CASE("data access syncs only when something is pending for the base", "[cxx
   CHECK(s.programs.size() == 2);
 }
 
+TEST_CASE("where records one WHERE instruction", "[cxx][session]") {
+  SpyBackend& s = spy();
+  array<double> a = arange<double>(0.0, 8.0), b = ones<double>({8});
+  flush();
+  s.programs.clear();
+  array<double> w = where(a > 3.0, a, b * 2.0);
+  CHECK(w.to_vector() == std::vector<double>{2, 2, 2, 2, 4, 5, 6, 7});
+  std::vector<Instruction> all = flushed(s);
+  CHECK(count(all, Opcode::WHERE) == 1);
+  CHECK(count(all, Opcode::COND_SCATTER) == 0);
+}
+
 TEST_CASE("the flush threshold bounds the pending program", "[cxx][session]") {
   SpyBackend& s = spy();
   int64_t old = flush_threshold();
