@@ -9,10 +9,17 @@ printed SYNC output is the same (to 1e-9 relative where the filter may reassocia
     python benchmarks/filters_bench.py --hassium build/bin/hassium [--n 16777216] [--repeat 5]
 
 Part 2 (--python BUILD/python): the paper's NumPy programs (benchmarks/python) under
-`python -m hassium`, with no filters, with each filter alone, and with all of them; the
-programs' own `elapsed:` figure (best of --repeat) and whether the checksum stayed the same.
+`python -m hassium`, with no filters, with each filter alone, and with all of them, side by
+side in one run (configurations interleaved); the programs' own `elapsed:` figure (best of
+--repeat), the speed-up over no filters, whether it is measurable (+: the best run with the
+filter beats every run without it, by more than --min-gain), whether the checksum stayed the
+same, and at the end, per configuration, the programs it measurably helps.
 
     python benchmarks/filters_bench.py --python build/python [--programs rosenbrock,nbody]
+
+With --effects, only one profiled run per (program, configuration): the blocks run and the
+bytes the kernels moved, relative to no filters. Those figures do not depend on the machine's
+load; they say whether and how much a filter changes a program.
 """
 
 import argparse
@@ -214,11 +221,14 @@ def same_output(a, b, rtol):
 ALL_FILTERS = "fold_constants,expand_power,remove_identity,remove_dead,split_reduction"
 
 
-def run_python(pythonpath, program, filters, env_extra, size=None):
+def run_python(pythonpath, program, filters, env_extra, size=None, profile=False):
+    """elapsed (the program's figure), checksum, and with `profile` the report's figures."""
     env = dict(os.environ)
     env.update(env_extra)
     env["PYTHONPATH"] = pythonpath
     env["HASSIUM_STACK_FILTERS"] = filters
+    if profile:
+        env["HASSIUM_PROFILE"] = "1"
     cmd = [sys.executable, "-m", "hassium", program] + (["--size", size] if size else [])
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if p.returncode != 0:
@@ -229,10 +239,30 @@ def run_python(pythonpath, program, filters, env_extra, size=None):
             elapsed = float(line.split()[1])
         elif line.startswith("checksum:"):
             checksum = float(line.split()[1])
-    return elapsed, checksum
+    report = {}
+    for line in p.stderr.splitlines():
+        m = re.match(r"^  (\S[^:]*): +(\S+)", line)
+        if m:
+            report[m.group(1)] = m.group(2)
+    return elapsed, checksum, report
 
 
-def python_part(args, env):
+# --python sizes: larger than the programs' defaults where those run in well under 0.3 s, so
+# that timing noise on a shared machine stays below the effects measured (--sizes overrides).
+PYTHON_SIZES = {
+    "black_scholes": "1000000*10",
+    "game_of_life": "1000*1000*40",
+    "heat_equation": "1000*1000*50",
+    "leibnitz_pi": "5000000*10",
+    "nbody": "1600*10",
+    "rosenbrock": "2000000*20",
+    "shallow_water": "800*800*20",
+    "sor": "1000*1000*20",
+}
+
+
+def python_configs(args):
+    """The benchmark programs, the filter configurations (none first) and the sizes."""
     progs = sorted(f[:-3] for f in os.listdir(os.path.join(ROOT, "benchmarks", "python"))
                    if f.endswith(".py"))
     if args.programs:
@@ -244,57 +274,135 @@ def python_part(args, env):
     configs = [""] + singles + [ALL_FILTERS]
     if args.filters is not None:
         configs = [""] + [f.replace("+", ",") for f in args.filters.split(",") if f]
-    sizes = dict(item.split("=", 1) for item in args.sizes.split(",")) if args.sizes else {}
+    sizes = dict(PYTHON_SIZES)
+    if args.sizes:
+        sizes.update(item.split("=", 1) for item in args.sizes.split(","))
+    return progs, configs, sizes
 
-    def label(f):
-        return "all" if f == ALL_FILTERS else (f or "none")
 
-    print("python -m hassium benchmarks/python/NAME.py (default sizes), elapsed s, best of "
-          f"{args.repeat}; * = checksum differs from no filters (relative difference given)")
-    print(f"{'program':18}" + "".join(f"{label(f)[:15]:>16}" for f in configs))
+def label(f):
+    return "all" if f == ALL_FILTERS else (f or "none")
+
+
+def probe_effect(args, path, f, env, size):
+    """One run with the profile on and `trace` last: (the bytecode after the filters, its
+    instruction count, blocks, bytes moved). Warms the kernel cache for the timed runs."""
+    trace = os.path.join(args.tmp, "effect-trace.hsb")
+    if os.path.exists(trace):
+        os.remove(trace)
+    run_env = dict(env, HASSIUM_FILTERS_TRACE_FILE=trace)
+    _, _, report = run_python(args.python, path, ",".join(x for x in (f, "trace") if x), run_env,
+                              size, profile=True)
+    with open(trace) as t:
+        text = t.read()
+    instrs = sum(1 for line in text.splitlines() if line and line[0] not in "#.")
+    return text, instrs, int(report["blocks"]), int(report["bytes moved"])
+
+
+def print_effects(rows, configs):
+    print("\nwhat the filters do (one profiled run each, with `trace` last): instructions after "
+          "the filters, blocks, MB the kernels moved with no filters; then per configuration "
+          "the ratios to those, = where the bytecode is the same as with no filters")
+    print(f"{'program':26}{'none':>20}" + "".join(f"{label(f)[:19]:>20}" for f in configs[1:]))
+    for name, eff in rows:
+        _, i0, b0, m0 = eff[""]
+        row = [f"{i0} {b0} {m0 / 1e6:.0f}MB"]
+        for f in configs[1:]:
+            text, i, b, m = eff[f]
+            row.append("=" if text == eff[""][0] else f"{i / i0:.2f} {b / b0:.2f} {m / m0:.2f}")
+        print(f"{name:26}" + "".join(f"{c:>20}" for c in row), flush=True)
+
+
+def effects_part(args, env):
+    """Only the effects table (deterministic, unlike times on a shared machine)."""
+    progs, configs, sizes = python_configs(args)
+    rows = []
     for prog in progs:
         path = os.path.join(ROOT, "benchmarks", "python", prog + ".py")
         size = sizes.get(prog)
-        best = {f: float("inf") for f in configs}
+        eff = {f: probe_effect(args, path, f, env, size) for f in configs}
+        rows.append((prog + (f" {size}" if size else ""), eff))
+    print_effects(rows, configs)
+
+
+def python_part(args, env):
+    progs, configs, sizes = python_configs(args)
+    print("python -m hassium benchmarks/python/NAME.py SIZE, elapsed s, best of "
+          f"{args.repeat} interleaved runs, speed-up over none in ( ); "
+          "* = checksum differs from no filters (relative difference given); "
+          "= = the filter changed nothing (the bytecode after it is that without filters); "
+          f"+ = helps measurably (changed the program, and its best run is faster than every run "
+          f"without filters and than the best by more than {args.min_gain:.0%})")
+    print(f"{'program':26}" + "".join(f"{label(f)[:19]:>20}" for f in configs), flush=True)
+    helped = {f: [] for f in configs[1:]}
+    rows = []
+    for prog in progs:
+        path = os.path.join(ROOT, "benchmarks", "python", prog + ".py")
+        size = sizes.get(prog)
+        times = {f: [] for f in configs}
         checksum = {}
-        for f in configs:
-            run_python(args.python, path, f, env, size)  # warm the kernel cache
+        effect = {f: probe_effect(args, path, f, env, size) for f in configs}
+        rows.append((prog + (f" {size}" if size else ""), effect))
         for _ in range(args.repeat):  # configurations interleaved
             for f in configs:
-                e, checksum[f] = run_python(args.python, path, f, env, size)
-                best[f] = min(best[f], e)
+                e, checksum[f], _ = run_python(args.python, path, f, env, size)
+                times[f].append(e)
+        base_best, base_worst = min(times[""]), max(times[""])
         row = []
         for f in configs:
-            cell = f"{best[f]:.3f}"
+            best = min(times[f])
+            cell = f"{best:.3f}"
+            if f and effect[f][0] == effect[""][0]:
+                cell += f" ({base_best / best:.2f}x)="
+            elif f:
+                cell += f" ({base_best / best:.2f}x)"
+                # Measurable: the best run with the filter beats the slowest and the best run
+                # without it, the best by more than --min-gain.
+                if best < base_worst and best < base_best * (1 - args.min_gain):
+                    cell += "+"
+                    helped[f].append(f"{prog} {base_best / best:.2f}x")
             if checksum[f] != checksum[""]:
                 rel = abs(checksum[f] - checksum[""]) / max(abs(checksum[""]), 1e-300)
                 cell += f"*{rel:.0e}"
             row.append(cell)
         name = prog + (f" {size}" if size else "")
-        print(f"{name:18}" + "".join(f"{c:>16}" for c in row), flush=True)
+        print(f"{name:26}" + "".join(f"{c:>20}" for c in row), flush=True)
+    print("\nwhere each configuration helps measurably (+):")
+    for f, progs_helped in helped.items():
+        print(f"  {label(f)}: " + (", ".join(progs_helped) if progs_helped else "nowhere"))
+    print_effects(rows, configs)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--python", help="BUILD/python: run the NumPy benchmark programs instead")
     ap.add_argument("--programs", help="comma-separated names of benchmarks/python programs")
-    ap.add_argument("--sizes", help="NAME=SIZE,... --size for those programs (default: theirs)")
+    ap.add_argument("--sizes", help="NAME=SIZE,... --size for those programs (default: "
+                    "PYTHON_SIZES, else the program's own)")
     ap.add_argument("--filters", help="comma-separated configurations to compare with none "
                     "(filters of one configuration joined by +); default: each, then all")
     ap.add_argument("--hassium", default=os.path.join(ROOT, "build", "bin", "hassium"))
     ap.add_argument("--n", type=int, default=1 << 24, help="elements per array")
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--effects", action="store_true",
+                    help="--python: only the profile's blocks and bytes moved per configuration")
+    ap.add_argument("--min-gain", type=float, default=0.05,
+                    help="--python: smallest speed-up (fraction) that counts as helping")
     ap.add_argument("--only", help="run only this filter's cases")
     ap.add_argument("--threads", type=int, default=1,
                     help="engine threads ([cpu] threads; 1 = least disturbed by other load)")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="hassium-filters-bench-")
+    args.tmp = tmp
     env = {
         "HASSIUM_CONFIG": os.path.join(ROOT, "config.ini"),
         "HASSIUM_CPU_CACHE_DIR": os.path.join(tmp, "kernels"),
         "HASSIUM_FILTERS_TRACE_FILE": os.path.join(tmp, "trace.hsb"),
         "HASSIUM_CPU_THREADS": str(args.threads),
     }
+    if args.python and args.effects:
+        effects_part(args, env)
+        return
     if args.python:
         python_part(args, env)
         return
