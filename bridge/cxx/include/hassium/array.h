@@ -98,14 +98,21 @@ public:
   template <std::ranges::input_range R>
   requires std::convertible_to<std::ranges::range_value_t<R>, T> array(const shape_type& shape,
                                                                        const R& values) {
-    std::vector<T> buffer;
-    for (auto&& v : values) buffer.push_back(T(v));
-    if constexpr (std::is_same_v<T, bool>) {
-      std::unique_ptr<bool[]> b(new bool[buffer.size() + 1]);
-      for (size_t i = 0; i < buffer.size(); ++i) b[i] = buffer[i];
-      n_ = detail::from_memory(DType::BOOL, shape, b.get(), int64_t(buffer.size()));
+    if constexpr (!std::is_same_v<T, bool> && std::ranges::contiguous_range<R> &&
+                  std::ranges::sized_range<R> && std::is_same_v<std::ranges::range_value_t<R>, T>) {
+      // Already T in row-major order: copied once, straight into the array.
+      n_ = detail::from_memory(dtype_of<T>, shape, std::ranges::data(values),
+                               int64_t(std::ranges::size(values)));
     } else {
-      n_ = detail::from_memory(dtype_of<T>, shape, buffer.data(), int64_t(buffer.size()));
+      std::vector<T> buffer;
+      for (auto&& v : values) buffer.push_back(T(v));
+      if constexpr (std::is_same_v<T, bool>) {
+        std::unique_ptr<bool[]> b(new bool[buffer.size() + 1]);
+        for (size_t i = 0; i < buffer.size(); ++i) b[i] = buffer[i];
+        n_ = detail::from_memory(DType::BOOL, shape, b.get(), int64_t(buffer.size()));
+      } else {
+        n_ = detail::from_memory(dtype_of<T>, shape, buffer.data(), int64_t(buffer.size()));
+      }
     }
   }
   // Wraps a node of dtype T (the library's own constructor).
