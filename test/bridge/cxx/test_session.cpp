@@ -1,6 +1,7 @@
 // Tests of bridge/cxx/session.cpp: the bytecode the C++ API records (FREE at the last
 // reference, the temporary copy of an overlapping input, SYNC only when needed), the flush
 // threshold, and that errors leave nothing broken. A spy backend sees every flushed program.
+#include <map>
 #include <mutex>
 
 #include "core/runtime.h"
@@ -204,6 +205,41 @@ TEST_CASE("errors record nothing and leave the runtime usable", "[cxx][session][
   CHECK(detail::pending() == before);
   a += 2.0;
   CHECK(sum(a).item() == 36.0);
+}
+
+TEST_CASE("after errors every base is still freed", "[cxx][session][errors]") {
+  SpyBackend& s = spy();
+  flush();
+  s.programs.clear();
+  {
+    array<double> a = ones<double>({3, 4}), b = ones<double>({4, 3});
+    array<double> c = a * 2.0;
+    CHECK_THROWS_AS(a + b, hassium::error);
+    CHECK_THROWS_AS(c(slice(1, 7), _) = 1.0, hassium::error);
+    CHECK_THROWS_AS(mean(c, 2), hassium::error);
+    CHECK_THROWS_AS(where(a > 0.0, a, b), hassium::error);
+    c(1, _) = 5.0;
+    CHECK(sum(c).item() == 36.0);
+  }
+  flush();
+  // Every base an instruction named has exactly one FREE, after its last use.
+  std::map<const Base*, int> named, freed;
+  for (const Instruction& i : flushed(s))
+    for (const auto& o : i.operands)
+      if (auto* v = std::get_if<View>(&o)) (i.op == Opcode::FREE ? freed : named)[v->base.get()]++;
+  CHECK(!named.empty());
+  for (const auto& [base, uses] : named) CHECK(freed[base] == 1);
+}
+
+TEST_CASE("an error while running (bad data) leaves the runtime usable", "[cxx][session][errors]") {
+  spy();
+  array<int32_t> x{2, 3, 4}, e{1, -1, 2};
+  array<int32_t> p = pow(x, e); // NumPy: integers to negative integer powers are not allowed
+  CHECK(hstest::error_of([&] { (void)p.to_vector(); }).find("negative integer powers") !=
+        std::string::npos);
+  CHECK(detail::pending() == 0);
+  array<int32_t> q = pow(x, e * e);
+  CHECK(q.to_vector() == std::vector<int32_t>{2, 3, 256});
 }
 
 TEST_CASE("a write through element access runs pending readers of the array first",
