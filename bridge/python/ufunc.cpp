@@ -156,9 +156,26 @@ std::vector<UfuncDef> build_table() {
 
 PyObject* g_fallback = nullptr;
 
+constexpr size_t kNumOps = 0
+#define HS_OPCODE(NAME, OPERANDS, FAMILY, RULE, TYPES) +1
+#include "core/opcodes.def"
+#undef HS_OPCODE
+    ;
+
+// Whether the opcode takes these dtypes (output first; 2 or 3 of them), memoized: it runs
+// several times per recorded operation, and check_signature builds a message each time.
 bool sig_ok(Opcode op, std::initializer_list<DType> types) {
-  std::vector<DType> v(types);
-  return check_signature(op, v).empty();
+  constexpr size_t kT = size_t(kNumDTypes) + 1;                // + "no operand"
+  static std::vector<int8_t> memo(kNumOps * kT * kT * kT, -1); // -1 unknown, 0 no, 1 yes
+  HS_INTERNAL_ASSERT(types.size() <= 3 && size_t(op) < kNumOps) << "sig_ok: bad query";
+  size_t idx[3] = {kT - 1, kT - 1, kT - 1}, k = 0;
+  for (DType t : types) idx[k++] = size_t(t);
+  int8_t& m = memo[((size_t(op) * kT + idx[0]) * kT + idx[1]) * kT + idx[2]];
+  if (m < 0) {
+    std::vector<DType> v(types);
+    m = check_signature(op, v).empty() ? 1 : 0;
+  }
+  return m == 1;
 }
 
 bool is_real_or_integral(DType t) {
