@@ -68,21 +68,40 @@ build() {
   fi
 }
 
-# The main job. Until the engine runs NumPy programs: check and print an example program.
+# The main job: a NumPy program from benchmarks/python, unmodified, with plain NumPy (as users run
+# it, and with glibc's malloc thresholds raised: NumPy's best case here) and with
+# `python3 -m hassium`; prints the three times (the program's own `elapsed:` line) and the
+# speedups, and checks that the checksums agree. MAIN_PROGRAM / MAIN_SIZE choose another one.
+main_malloc_env=(MALLOC_MMAP_THRESHOLD_=4294967296 MALLOC_TRIM_THRESHOLD_=17179869184
+  MALLOC_TOP_PAD_=1073741824)
 run_main() {
-  build hassium
-  # The example of DESIGN.md section 3 when it is there, else the first valid program.
-  local examples=(test/corpus/valid/design_example.hsb test/corpus/valid/*.hsb)
-  local example=${examples[0]}
-  [[ -f $example ]] || example=${examples[1]}
-  if [[ ! -f $example ]]; then
-    echo "bootstrap: no example program: test/corpus/valid/*.hsb does not exist yet" >&2
-    exit 1
-  fi
-  step "build/bin/hassium check $example"
-  build/bin/hassium check "$example"
-  step "build/bin/hassium print $example"
-  build/bin/hassium print "$example"
+  build hassium _hassium
+  local program=benchmarks/python/${MAIN_PROGRAM:-black_scholes.py} size=${MAIN_SIZE:-2000000*10}
+  local py=.venv/bin/python out_np out_tuned out_hs
+  export PYTHONPATH="$PWD/build/python${PYTHONPATH:+:$PYTHONPATH}"
+  step "NumPy:               $py $program --size $size"
+  out_np=$("$py" "$program" --size "$size")
+  echo "$out_np"
+  step "NumPy, malloc tuned: env ${main_malloc_env[*]} $py $program --size $size"
+  out_tuned=$(env "${main_malloc_env[@]}" "$py" "$program" --size "$size")
+  echo "$out_tuned"
+  step "hassium:             $py -m hassium $program --size $size"
+  out_hs=$("$py" -m hassium "$program" --size "$size")
+  echo "$out_hs"
+  "$py" - "$out_np" "$out_tuned" "$out_hs" <<'EOF'
+import re, sys
+def field(text, name):
+    return float(re.search(rf"^{name}: (\S+)", text, re.M).group(1))
+t_np, t_tuned, t_hs = (field(o, "elapsed") for o in sys.argv[1:])
+c_np, c_hs = field(sys.argv[1], "checksum"), field(sys.argv[3], "checksum")
+same = abs(c_np - c_hs) <= 1e-9 * max(abs(c_np), abs(c_hs))
+print(f"== main: NumPy {t_np:.3f} s, NumPy with raised malloc thresholds {t_tuned:.3f} s, "
+      f"hassium {t_hs:.3f} s")
+print(f"== main: hassium is {t_np / t_hs:.2f}x faster than NumPy, {t_tuned / t_hs:.2f}x faster than "
+      f"NumPy with raised malloc thresholds; checksums {'agree' if same else 'DIFFER'} "
+      f"({c_np!r}, {c_hs!r})")
+sys.exit(0 if same else 1)
+EOF
 }
 
 # Every test: the CTest suite (Catch2 unit tests, CLI tests), then pytest over test/python.
