@@ -89,7 +89,8 @@ public:
           << op_name(first.op) << " must be alone in its block";
       run_matmul(first);
     } else {
-      KernelPlan plan = plan_block(block);
+      KernelPlan& plan = plan_;
+      plan_block(block, plan);
       if (plan.empty_min_max)
         HS_USER_ERROR() << op_name(plan.empty_min_max->op)
                         << ": zero-size array to a reduction operation that has no identity";
@@ -142,6 +143,7 @@ private:
   std::unordered_map<std::string, CompiledKernel> memory_; // by plan spec
   CompiledKernel transient_;
   std::vector<double> scratch_; // partial results of split reductions
+  KernelPlan plan_;             // the last block's plan (its buffers are reused)
   EngineStats stats_;
 };
 } // namespace

@@ -64,14 +64,44 @@ char class_char(StrideClass c) {
   return c == StrideClass::ZERO ? '0' : c == StrideClass::ONE ? '1' : 'n';
 }
 
-inline void append_int(std::string& s, int64_t v) {
-  if (v >= 0 && v < 10) {
-    s.push_back(char('0' + v));
-    return;
+// Appends to a string through a stack buffer (the spec is built on every execute(): one copy
+// per 256 characters instead of a call per character).
+class SpecWriter {
+public:
+  explicit SpecWriter(std::string& out) : out_(out) { out_.clear(); }
+  ~SpecWriter() { flush(); }
+  SpecWriter(const SpecWriter&) = delete;
+  SpecWriter& operator=(const SpecWriter&) = delete;
+  SpecWriter& operator+=(char c) {
+    if (n_ == sizeof buf_) flush();
+    buf_[n_++] = c;
+    return *this;
   }
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  s.append(buf, r.ptr);
+  SpecWriter& operator+=(const char* text) {
+    while (*text) *this += *text++;
+    return *this;
+  }
+  void append_int(int64_t v) {
+    if (v >= 0 && v < 10) {
+      *this += char('0' + v);
+      return;
+    }
+    if (n_ + 24 > sizeof buf_) flush();
+    n_ = size_t(std::to_chars(buf_ + n_, buf_ + sizeof buf_, v).ptr - buf_);
+  }
+
+private:
+  void flush() {
+    out_.append(buf_, n_);
+    n_ = 0;
+  }
+  std::string& out_;
+  char buf_[256];
+  size_t n_ = 0;
+};
+
+inline void append_int(SpecWriter& s, int64_t v) {
+  s.append_int(v);
 }
 
 // Row-major contiguous strides of a shape.
@@ -87,7 +117,7 @@ Dims contiguous_strides(const Dims& shape) {
 
 struct Builder {
   const KernelBlock& block;
-  KernelPlan plan;
+  KernelPlan& plan;
   Dims shape;    // loop shape, original order
   int axis = -1; // original dimension of the reduction/scan axis
   // Per array: loop strides (LOOP, REDUCED), original order. Inline for the usual sizes.
@@ -95,7 +125,7 @@ struct Builder {
   Dims position; // row-major position strides
   bool needs_position = false;
 
-  explicit Builder(const KernelBlock& b) : block(b) {
+  Builder(const KernelBlock& b, KernelPlan& out) : block(b), plan(out) {
     const size_t n = b.instrs.size();
     plan.arrays.reserve(3 * n);
     plan.instrs.reserve(n);
@@ -404,8 +434,7 @@ struct Builder {
   }
 
   void write_spec() {
-    std::string& s = plan.spec;
-    s.reserve(64 + 16 * plan.arrays.size() + 16 * plan.instrs.size());
+    SpecWriter s(plan.spec);
     s += 'd';
     append_int(s, plan.ndim);
     s += 'a';
@@ -471,8 +500,23 @@ int64_t KernelPlan::total() const {
   return n;
 }
 
-KernelPlan plan_block(const KernelBlock& block) {
-  Builder b(block);
+void plan_block(const KernelBlock& block, KernelPlan& plan) {
+  // Start from a default plan that keeps the previous one's buffers (their capacity).
+  KernelPlan fresh;
+  fresh.arrays = std::move(plan.arrays);
+  fresh.constants = std::move(plan.constants);
+  fresh.instrs = std::move(plan.instrs);
+  fresh.spec = std::move(plan.spec);
+  fresh.params = std::move(plan.params);
+  fresh.ptrs = std::move(plan.ptrs);
+  fresh.arrays.clear();
+  fresh.constants.clear();
+  fresh.instrs.clear();
+  fresh.spec.clear();
+  fresh.params.clear();
+  fresh.ptrs.clear();
+  plan = std::move(fresh);
+  Builder b(block, plan);
   b.collect();
   b.loop_strides();
   Dims ext = b.order_and_collapse();
@@ -481,7 +525,12 @@ KernelPlan plan_block(const KernelBlock& block) {
   b.choose_chunks(ext);
   b.assign_slots_and_params(ext);
   b.write_spec();
-  return std::move(b.plan);
+}
+
+KernelPlan plan_block(const KernelBlock& block) {
+  KernelPlan plan;
+  plan_block(block, plan);
+  return plan;
 }
 
 } // namespace hassium::cpu

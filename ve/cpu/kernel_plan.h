@@ -102,6 +102,8 @@ struct KernelPlan {
 
 // Builds the plan of a block (every base except the contracted ones has data).
 KernelPlan plan_block(const KernelBlock& block);
+// The same into `plan`, reusing its buffers (the engine plans every block it executes).
+void plan_block(const KernelBlock& block, KernelPlan& plan);
 
 // Below this many loop iterations a kernel runs on one thread.
 inline constexpr int64_t kParallelMin = int64_t(1) << 15;

@@ -27,7 +27,7 @@ KernelError run_chunks(const KernelPlan& plan, KernelFn kernel, int64_t n, int t
     int64_t extent, n;
     KernelError* errs;
   } chunks{plan, kernel, extent, n, errs.data()};
-  parallel_for(
+  openmp_parallel_for(
       n, threads,
       [](void* ctx, int64_t c) {
         const Chunks& k = *static_cast<const Chunks*>(ctx);

@@ -94,8 +94,7 @@ int openmp_max_threads() {
   return load_openmp().available ? g_api.max_threads() : 1;
 }
 
-namespace cpu {
-void parallel_for(int64_t n, int threads, void (*body)(void*, int64_t), void* ctx) {
+void openmp_parallel_for(int64_t n, int threads, void (*body)(void*, int64_t), void* ctx) {
   if (n > 1 && threads > 1 && load_openmp().available) {
     Region r{n, body, ctx};
     g_api.parallel(region_body, &r, unsigned(std::min<int64_t>(threads, n)), 0);
@@ -103,6 +102,5 @@ void parallel_for(int64_t n, int threads, void (*body)(void*, int64_t), void* ct
   }
   for (int64_t c = 0; c < n; ++c) body(ctx, c);
 }
-} // namespace cpu
 
 } // namespace hassium
