@@ -40,6 +40,12 @@ python_runtime = ctypes.cast(getattr(handle, symbol), ctypes.CFUNCTYPE(ctypes.c_
 } // namespace
 
 TEST_CASE("the Python module and libhassium share one Runtime", "[cxx][runtime]") {
+#ifdef HASSIUM_TEST_EMBEDDER
+  // The embedder's arrays from before Python imports the module (which finds the stack
+  // installed) stay valid after it.
+  hassium::array<double> early = hassium::arange<double>(0.0, 10.0) * 2.0;
+  CHECK(hassium::sum(early).item() == 90.0);
+#endif
   py::scoped_interpreter interpreter;
   py::dict scope = py::globals();
   scope["site_packages"] = HASSIUM_PYTHON_SITE;
@@ -76,6 +82,8 @@ TEST_CASE("the Python module and libhassium share one Runtime", "[cxx][runtime]"
   hassium::flush();
   CHECK(hs.attr("pending")().cast<size_t>() == 0);
   CHECK(hassium::sum(c).item() == 10);
+  early += 1.0;
+  CHECK(hassium::sum(early).item() == 100.0);
 #endif
   probe.attr("release")();
   r = py::none();
