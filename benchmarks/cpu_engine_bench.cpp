@@ -24,6 +24,7 @@
 #include <vector>
 
 #include <omp.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -203,43 +204,71 @@ std::string load_average() {
   return s.substr(0, cut);
 }
 
-// (d) in NumPy: the same values as x and y, np.sum(np.exp(a) * b), best and median of reps.
-struct NumpyResult {
-  bool ok = false;
-  std::string version;
-  Timing time;
-  double sum = 0;
-};
-
+// (d) in NumPy: a Python subprocess holding the same values as x and y; each line "run" on
+// its stdin times one np.sum(np.exp(a) * b) and answers "SECONDS SUM". Kept alive so that its
+// runs interleave with hassium's: both sides see the same load (the machine may be shared).
 #ifndef HASSIUM_BENCH_PYTHON
 #define HASSIUM_BENCH_PYTHON "python3"
 #endif
 
-NumpyResult numpy_sum_exp(int log2n, int reps) {
-  const char* py = std::getenv("HASSIUM_BENCH_PYTHON");
-  std::string cmd = std::string("'") + (py ? py : HASSIUM_BENCH_PYTHON) + "' -c '" +
-                    "import sys, time\n"
-                    "import numpy as np\n"
-                    "n, reps = 1 << int(sys.argv[1]), int(sys.argv[2])\n"
-                    "i = np.arange(n) % 1000\n"
-                    "a, b = 0.25 + 1e-9 * i, 0.5 + 1e-9 * i\n"
-                    "f = lambda: np.sum(np.exp(a) * b)\n"
-                    "f()\n"
-                    "ts = []\n"
-                    "for _ in range(reps):\n"
-                    "    t0 = time.perf_counter(); s = f(); ts.append(time.perf_counter() - t0)\n"
-                    "ts.sort()\n"
-                    "print(np.__version__, ts[0], ts[len(ts) // 2], repr(float(s)))\n' " +
-                    std::to_string(log2n) + " " + std::to_string(reps);
-  NumpyResult r;
-  FILE* f = popen(cmd.c_str(), "r");
-  if (!f) return r;
-  char version[64] = {};
-  int got = std::fscanf(f, "%63s %lf %lf %lf", version, &r.time.best, &r.time.median, &r.sum);
-  r.ok = pclose(f) == 0 && got == 4;
-  r.version = version;
-  return r;
-}
+class NumpyPeer {
+public:
+  explicit NumpyPeer(int log2n) {
+    const char* py = std::getenv("HASSIUM_BENCH_PYTHON");
+    std::string python = py ? py : HASSIUM_BENCH_PYTHON;
+    std::string n = std::to_string(log2n);
+    const char* script = "import sys, time\n"
+                         "import numpy as np\n"
+                         "n = 1 << int(sys.argv[1])\n"
+                         "i = np.arange(n) % 1000\n"
+                         "a, b = 0.25 + 1e-9 * i, 0.5 + 1e-9 * i\n"
+                         "del i\n"
+                         "print(np.__version__, flush=True)\n"
+                         "for line in sys.stdin:\n"
+                         "    t0 = time.perf_counter()\n"
+                         "    s = np.sum(np.exp(a) * b)\n"
+                         "    print(time.perf_counter() - t0, repr(float(s)), flush=True)\n";
+    int to_child[2], from_child[2];
+    if (pipe(to_child) != 0 || pipe(from_child) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(to_child[0], 0);
+      dup2(from_child[1], 1);
+      close(to_child[1]);
+      close(from_child[0]);
+      execlp(python.c_str(), python.c_str(), "-c", script, n.c_str(), (char*)nullptr);
+      _exit(127);
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    in_ = fdopen(to_child[1], "w");
+    out_ = fdopen(from_child[0], "r");
+    char v[64] = {};
+    if (pid_ > 0 && out_ && std::fscanf(out_, "%63s", v) == 1) version = v;
+  }
+  ~NumpyPeer() {
+    if (in_) std::fclose(in_);
+    if (out_) std::fclose(out_);
+    if (pid_ > 0) waitpid(pid_, nullptr, 0);
+  }
+  NumpyPeer(const NumpyPeer&) = delete;
+  NumpyPeer& operator=(const NumpyPeer&) = delete;
+
+  bool ok() const { return !version.empty(); }
+  // One timed run: seconds, and the sum in `sum`; a negative time when the peer failed.
+  double run(double& sum) {
+    double t = -1;
+    if (!ok() || std::fputs("run\n", in_) < 0 || std::fflush(in_) != 0) return -1;
+    if (std::fscanf(out_, "%lf %lf", &t, &sum) != 2) return -1;
+    return t;
+  }
+  std::string version;
+
+private:
+  pid_t pid_ = -1;
+  FILE* in_ = nullptr;
+  FILE* out_ = nullptr;
+};
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -318,17 +347,33 @@ int main(int argc, char** argv) {
   fused_sum.instrs.push_back(instr(Opcode::MULTIPLY, {whole(e2), whole(e1), whole(y)}));
   fused_sum.instrs.push_back(
       instr(Opcode::ADD_REDUCE, {View::contiguous(sum, {}), whole(e2), Scalar::of_int(0)}));
-  Timing td = time_it(reps, [&] { run(*eng, fused_sum, {e1.get(), e2.get()}); });
+  // Interleaved with NumPy's runs of the same expression: hassium, NumPy, hassium, ...
+  NumpyPeer numpy(log2n);
+  double np_sum = 0;
+  run(*eng, fused_sum, {e1.get(), e2.get()}); // warm-up of both, as time_it does
+  numpy.run(np_sum);
+  std::vector<double> hs_times, np_times;
+  for (int r = 0; r < reps; ++r) {
+    double t0 = now();
+    run(*eng, fused_sum, {e1.get(), e2.get()});
+    hs_times.push_back(now() - t0);
+    double t = numpy.run(np_sum);
+    if (t >= 0) np_times.push_back(t);
+  }
+  std::sort(hs_times.begin(), hs_times.end());
+  const Timing td{hs_times.front(), hs_times[hs_times.size() / 2]};
   report("(d) sum(exp(a) * b), one fused kernel", 16.0 * double(n), td, ref);
   const double hs_sum = *static_cast<double*>(sum->data);
-  NumpyResult np = numpy_sum_exp(log2n, reps);
   double numpy_speedup = 0;
-  if (np.ok) {
-    report("(d) the same in NumPy (np.sum(np.exp(a) * b))", 16.0 * double(n), np.time, ref);
-    numpy_speedup = np.time.best / td.best;
-    std::printf("      NumPy %s: hassium is %.2fx faster; sums %.17g (hassium), %.17g (NumPy)\n",
-                np.version.c_str(), numpy_speedup, hs_sum, np.sum);
-    if (std::fabs(hs_sum - np.sum) > 1e-9 * std::fabs(np.sum))
+  if (!np_times.empty()) {
+    std::sort(np_times.begin(), np_times.end());
+    Timing tn{np_times.front(), np_times[np_times.size() / 2]};
+    report("(d) the same in NumPy, runs interleaved", 16.0 * double(n), tn, ref);
+    numpy_speedup = tn.best / td.best;
+    std::printf("      NumPy %s: hassium is %.2fx faster (medians: %.2fx); sums %.17g (hassium), "
+                "%.17g (NumPy)\n",
+                numpy.version.c_str(), numpy_speedup, tn.median / td.median, hs_sum, np_sum);
+    if (std::fabs(hs_sum - np_sum) > 1e-9 * std::fabs(np_sum))
       std::printf("  WRONG: the sums differ by more than 1e-9 relative\n");
   } else {
     std::printf("  (d) NumPy: could not run the Python subprocess (set HASSIUM_BENCH_PYTHON)\n");
