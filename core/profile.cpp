@@ -74,13 +74,19 @@ void print_profile(std::ostream& os, const ProfileCounters& c) {
     line("fused / singleton cost", "n/a (not gathered)");
   }
   if (c.slowest_kernels.empty()) return;
+  // The printout keeps to the first kernels and lines; the struct (hassium.profile()) has all.
+  constexpr size_t kPrintKernels = 5, kPrintLines = 30;
   os << "  slowest kernels (execution, compilation excluded):\n";
-  for (size_t k = 0; k < c.slowest_kernels.size(); ++k) {
+  for (size_t k = 0; k < std::min(c.slowest_kernels.size(), kPrintKernels); ++k) {
     const KernelTime& t = c.slowest_kernels[k];
     os << "  #" << k + 1 << ": " << std::setprecision(6) << t.seconds << " s in " << t.runs
        << (t.runs == 1 ? " run, " : " runs, ") << t.bytes << " bytes moved per run\n";
     std::istringstream text(t.bytecode);
-    for (std::string l; std::getline(text, l);) os << "      " << l << "\n";
+    size_t n = 0;
+    for (std::string l; std::getline(text, l); ++n)
+      if (n < kPrintLines) os << "      " << l << "\n";
+    if (n > kPrintLines)
+      os << "      ... " << n - kPrintLines << " more lines (hassium.profile() has them all)\n";
   }
 }
 
