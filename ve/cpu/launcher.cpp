@@ -8,6 +8,8 @@
 namespace hassium::cpu {
 
 namespace {
+constexpr int64_t kChunksPerThread = 4;
+
 // Chunk c of n over [0, extent): equal parts, the first ones one longer.
 std::pair<int64_t, int64_t> chunk_range(int64_t extent, int64_t n, int64_t c) {
   return {extent * c / n, extent * (c + 1) / n};
@@ -60,9 +62,13 @@ KernelError launch(KernelPlan& plan, const CompiledKernel& fns, int threads,
     if (err.code == KERNEL_OK) fns.combine(plan.chunks, plan.ptrs.data(), plan.params.data());
     return err;
   }
+  // Free to cut: a few chunks per thread, taken dynamically (a preempted thread on a busy
+  // machine then delays one small chunk, not half the kernel).
   int64_t n = plan.chunks;
   if (n == 0)
-    n = plan.total() < kParallelMin ? 1 : std::min<int64_t>(threads, plan.extent(plan.split));
+    n = plan.total() < kParallelMin || threads <= 1
+            ? 1
+            : std::min<int64_t>(int64_t(threads) * kChunksPerThread, plan.extent(plan.split));
   return run_chunks(plan, fns.kernel, n, threads);
 }
 

@@ -5,6 +5,7 @@
 #include "ve/cpu/openmp.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 
@@ -75,13 +76,15 @@ struct Region {
   int64_t n;
   void (*body)(void*, int64_t);
   void* ctx;
+  std::atomic<int64_t> next{0};
 };
 
-// Run by every thread of the team: its contiguous share of [0, n).
+// Run by every thread of the team: takes the next chunk until none is left (OpenMP's
+// schedule(dynamic)), so a thread the OS preempts on a busy machine holds up one chunk, not
+// its whole share.
 void region_body(void* data) {
-  const Region& r = *static_cast<const Region*>(data);
-  const int64_t t = g_api.thread_num(), nt = g_api.num_threads();
-  for (int64_t c = r.n * t / nt, end = r.n * (t + 1) / nt; c < end; ++c) r.body(r.ctx, c);
+  Region& r = *static_cast<Region*>(data);
+  for (int64_t c = r.next++; c < r.n; c = r.next++) r.body(r.ctx, c);
 }
 } // namespace
 
@@ -96,7 +99,7 @@ int openmp_max_threads() {
 
 void openmp_parallel_for(int64_t n, int threads, void (*body)(void*, int64_t), void* ctx) {
   if (n > 1 && threads > 1 && load_openmp().available) {
-    Region r{n, body, ctx};
+    Region r{n, body, ctx, {}};
     g_api.parallel(region_body, &r, unsigned(std::min<int64_t>(threads, n)), 0);
     return;
   }

@@ -33,8 +33,8 @@ const OpenMpState& load_openmp(WaitPolicy policy = WaitPolicy::PASSIVE);
 // without the runtime.
 int openmp_max_threads();
 
-// Runs body(ctx, c) for every c in [0, n) on up to `threads` threads, each taking one
-// contiguous range of c (OpenMP's schedule(static)); returns when all are done. Serial when
+// Runs body(ctx, c) for every c in [0, n) on up to `threads` threads, each taking the next c
+// until none is left (OpenMP's schedule(dynamic)); returns when all are done. Serial when
 // n <= 1, threads <= 1 or without the runtime. `body` must not throw.
 void openmp_parallel_for(int64_t n, int threads, void (*body)(void* ctx, int64_t c), void* ctx);
 
