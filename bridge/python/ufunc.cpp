@@ -411,6 +411,62 @@ std::optional<std::vector<Array>> apply(const UfuncDef& u, Call& c) {
   return results;
 }
 
+// The common call without the general path's vectors and copies: one output, the ufunc's own
+// opcode, inputs that are hassium arrays of the loop's dtype and one shape, or Python
+// int/float constants that fit the loop. The fresh output overlaps nothing and nothing is
+// broadcast, so this records exactly what apply() would. nullopt: anything else (the caller
+// takes the general path, which classifies again and gives the same result or error).
+std::optional<py::object> fast_call(const UfuncDef& u, py::handle a, py::handle b) {
+  if (u.recipe != Recipe::op || u.nout != 1) return std::nullopt;
+  py::handle objs[2] = {a, b};
+  const Array* arrays[2] = {nullptr, nullptr};
+  Arg consts[2];
+  TypeCode codes[2] = {0, 0};
+  const Array* first = nullptr;
+  for (int i = 0; i < u.nin; ++i) {
+    PyObject* p = objs[i].ptr();
+    if (is_ndarray(objs[i])) {
+      arrays[i] = &array_of(objs[i]);
+      codes[i] = code_of(arrays[i]->dtype());
+      if (!first) first = arrays[i];
+    } else if (PyFloat_CheckExact(p) || PyLong_CheckExact(p)) {
+      if (classify(objs[i], consts[i]) != ArgStatus::ok) return std::nullopt;
+      codes[i] = consts[i].code;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!first) return std::nullopt;
+  auto loop = resolve_loop(u.id, u.name, u.nin, 1, {codes, size_t(u.nin)}, std::nullopt);
+  if (!loop || !supported(u, *loop)) return std::nullopt;
+  if (!(u.nin == 2 ? sig_ok(u.op, {loop->out[0], loop->in[0], loop->in[1]})
+                   : sig_ok(u.op, {loop->out[0], loop->in[0]})))
+    return std::nullopt;
+  if (u.op == Opcode::POWER && u.nin == 2 && !arrays[1] && is_integer(loop->in[1]))
+    return std::nullopt; // the negative-exponent check
+  Operand in[2];
+  for (int i = 0; i < u.nin; ++i) {
+    DType t = loop->in[size_t(i)];
+    if (arrays[i]) {
+      if (arrays[i]->dtype() != t || arrays[i]->shape() != first->shape()) return std::nullopt;
+      in[i] = arrays[i]->view;
+    } else {
+      auto c = constant_for_loop(consts[i], t);
+      if (!c) return std::nullopt;
+      in[i] = *c;
+    }
+  }
+  Array r = new_array(loop->out[0], first->shape());
+  if (r.size() > 0) {
+    if (u.nin == 2)
+      record(u.op, {r.view, std::move(in[0]), std::move(in[1])});
+    else
+      record(u.op, {r.view, std::move(in[0])});
+  }
+  r.scalar = r.ndim() == 0;
+  return wrap(std::move(r));
+}
+
 Call parse_call(const UfuncDef& u, py::args args, py::kwargs kwargs, bool& ok,
                 std::vector<py::object>& out_objs) {
   Call c;
@@ -522,6 +578,8 @@ py::object call_fallback(const char* name, const char* method, py::tuple args, p
 }
 
 py::object ufunc_call(const UfuncDef& u, py::args args, py::kwargs kwargs) {
+  if (kwargs.empty() && args.size() == size_t(u.nin))
+    if (auto r = fast_call(u, args[0], u.nin > 1 ? args[1] : py::handle())) return std::move(*r);
   bool ok = false;
   std::vector<py::object> out_objs;
   Call c = parse_call(u, args, kwargs, ok, out_objs);
@@ -538,6 +596,8 @@ py::object ufunc_call(const UfuncDef& u, py::args args, py::kwargs kwargs) {
 }
 
 py::object binary_operator(const UfuncDef& u, py::handle a, py::handle b) {
+  if (u.nin == 2)
+    if (auto r = fast_call(u, a, b)) return std::move(*r);
   Call c;
   c.ins.resize(2);
   c.outs.resize(1);
@@ -570,6 +630,8 @@ py::object inplace_operator(const UfuncDef& u, py::handle a, py::handle b) {
 }
 
 py::object unary_operator(const UfuncDef& u, py::handle a) {
+  if (u.nin == 1)
+    if (auto r = fast_call(u, a, py::handle())) return std::move(*r);
   Call c;
   c.ins.resize(1);
   c.outs.resize(1);
