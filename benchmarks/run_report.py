@@ -44,6 +44,7 @@ def summarize(rows, rtol):
             values = [v for v in values if v is not None]
             res[field] = statistics.median(values) if values else ""
         res["checksums"] = sorted({r["checksum"] for r in ok})
+        res["errors"] = sorted({r["status"] for r in group if r["status"] != "ok"})
         results.append(res)
     by_key = {(r["benchmark"], r["size"], r["config"]): r for r in results}
     for res in results:
@@ -179,6 +180,8 @@ def markdown(t, rtol, machine):
             lines.append(f"| {b} | {cell(t.get(b, 'numpy', 'median_s'))} | " + " | ".join(
                 cell(t.get(b, f"{a}/{model}/{c}", "median_s")) for a, c in cols) + " |")
         lines.append("")
+        if "warm" in t.caches and "cold" in t.caches:
+            lines += warm_vs_cold(t, model)
     fusing = [a for a in t.algorithms if a != "singleton"]
     if len(t.models) > 1 and fusing:
         cache = t.caches[0]
@@ -200,12 +203,30 @@ def markdown(t, rtol, machine):
                          f"NumPy {t.get(r['benchmark'], 'numpy', 'checksum')} (relative "
                          f"difference {r.get('checksum_rel_diff', float('nan')):.2g})")
         for r in failures:
-            lines.append(f"- {r['benchmark']} `{r['config']}`: {r['failed']} run(s) failed "
-                         "(see runs.csv)")
+            lines.append(f"- {r['benchmark']} `{r['config']}`: {r['failed']} run(s) failed: "
+                         f"{', '.join(r['errors'])}")
         lines.append("")
     lines += ["Plots: speedup.png, memory.png, partition_cost.png, algorithms.png, "
               "cost_models.png.", ""]
     return "\n".join(lines)
+
+
+def warm_vs_cold(t, model):
+    """Per benchmark: the headline algorithm with a warm cache against the fastest algorithm
+    with a cold one (the goal: warm no slower than the best cold partition)."""
+    algorithm = t.headline.split("/")[0] if t.headline else t.algorithms[0]
+    lines = [f"## Warm cache ({algorithm}) against the best cold partition ({model} model)", "",
+             "| benchmark | warm s | best cold | cold s | warm / best cold |",
+             "|---|---|---|---|---|"]
+    for b in t.benches:
+        warm = t.get(b, f"{algorithm}/{model}/warm", "median_s")
+        colds = [(t.get(b, f"{a}/{model}/cold", "median_s"), a) for a in t.algorithms]
+        colds = [(v, a) for v, a in colds if v != ""]
+        if warm == "" or not colds:
+            continue
+        best, name = min(colds)
+        lines.append(f"| {b} | {cell(warm)} | {name} | {cell(best)} | {warm / best:.2f} |")
+    return lines + [""]
 
 
 # ---------------------------------------------------------------------------------------------
