@@ -8,6 +8,14 @@
 // O((E + merges * degree) log E) heap work plus the legality searches, which only visit the
 // blocks placed between the two (see ir/partition_graph.h).
 //
+// Large flushes (more than kExactBlocks start blocks) use a bounded-window variant: a pair
+// placed more than kWindow positions apart in the maintained topological order is not tried
+// (neither its weight computed nor its legality searched), so each legality search visits at
+// most kWindow blocks and greedy no longer goes quadratic when far-apart blocks sharing a
+// long-lived base keep coming back after merges. Every merge still passes can_merge(), so the
+// result is legal; it may only miss merges of far-apart blocks. Smaller flushes (all the
+// tests, the paper's figures) are partitioned exactly as before.
+//
 // Models with a per-block cost (robinson) also gain by merging blocks that share nothing, at
 // the same weight block_cost() everywhere: after the heap is empty, a sweep in topological
 // order tries to merge each block into one of the few blocks seen just before it.
@@ -52,7 +60,16 @@ void sweep_unrelated(PartitionGraph& pg) {
   }
 }
 
+constexpr size_t kExactBlocks = 5000;
+constexpr uint32_t kWindow = 1024;
+
 void run_greedy(PartitionGraph& pg, bool singletons) {
+  const bool bounded = pg.num_ids() > kExactBlocks;
+  auto near = [&](uint32_t a, uint32_t b) {
+    if (!bounded) return true;
+    uint32_t pa = pg.position(a), pb = pg.position(b);
+    return (pa > pb ? pa - pb : pb - pa) <= kWindow;
+  };
   std::vector<uint32_t> version(pg.num_ids(), 0);
   std::priority_queue<Candidate, std::vector<Candidate>, Lighter> heap;
   auto push = [&](uint32_t a, uint32_t b, int64_t w) {
@@ -65,16 +82,17 @@ void run_greedy(PartitionGraph& pg, bool singletons) {
   } else {
     for (uint32_t a = 0; a < pg.num_ids(); ++a)
       for (uint32_t n : pg.affinity(a))
-        if (n > a) push(a, n, pg.savings(a, n));
+        if (n > a && near(a, n)) push(a, n, pg.savings(a, n));
   }
   while (!heap.empty()) {
     Candidate c = heap.top();
     heap.pop();
     if (!pg.alive(c.a) || !pg.alive(c.b) || version[c.a] != c.va || version[c.b] != c.vb) continue;
-    if (!pg.can_merge(c.a, c.b)) continue;
+    if (!near(c.a, c.b) || !pg.can_merge(c.a, c.b)) continue;
     uint32_t m = pg.merge(c.a, c.b);
     ++version[m];
-    for (uint32_t n : pg.affinity(m)) push(m, n, pg.savings(m, n));
+    for (uint32_t n : pg.affinity(m))
+      if (near(m, n)) push(m, n, pg.savings(m, n));
   }
   if (pg.wsp().model().block_cost() > 0) sweep_unrelated(pg);
 }

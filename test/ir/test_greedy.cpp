@@ -63,3 +63,34 @@ TEST_CASE("greedy under robinson also merges blocks that share nothing") {
   CHECK(greedy_partition(robinson).blocks.size() == 1);
   CHECK(greedy_partition(bohrium).blocks.size() == 2); // no saving, no merge
 }
+
+TEST_CASE("greedy above the exact-size threshold stays legal and keeps local merges") {
+  // 1500 chains of 4 instructions (6000, over greedy's exact limit): each chain reads the
+  // long-lived S and a shifted view of the base the previous chain wrote, so the chains cannot
+  // fuse with their neighbors but every one can contract its temporary.
+  const int64_t n = 8;
+  ProgramBuilder b;
+  using P = ProgramBuilder;
+  auto S = b.base("S", n), O = b.base("O", n + 1), Q = b.base("Q", n + 1);
+  const int chains = 1500;
+  for (int k = 0; k < chains; ++k) {
+    auto T = b.base("T" + std::to_string(k), n);
+    const auto& src = k % 2 ? Q : O;
+    const auto& dst = k % 2 ? O : Q;
+    b.op(Opcode::ADD, {P::whole(T), P::whole(S), P::view(src, 1, n)});
+    b.op(Opcode::MULTIPLY, {P::whole(T), P::whole(T), P::f64(2)});
+    b.op(Opcode::IDENTITY, {P::view(dst, 0, n), P::whole(T)});
+    b.free(T);
+  }
+  FusionContext ctx(b.p, "bohrium");
+  Partition g = greedy_partition(ctx);
+  CHECK(check_partition(ctx.graph(), g.blocks) == "");
+  std::vector<size_t> block_of(b.p.size());
+  for (size_t k = 0; k < g.blocks.size(); ++k)
+    for (size_t i : g.blocks[k]) block_of[i] = k;
+  int split = 0;
+  for (size_t c = 0; c < chains; ++c)
+    for (size_t j = 1; j < 4; ++j) split += block_of[4 * c + j] != block_of[4 * c];
+  CHECK(split == 0);
+  CHECK(g.blocks.size() >= size_t(chains));
+}
