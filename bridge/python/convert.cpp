@@ -76,6 +76,15 @@ void set_ndarray_type(PyTypeObject* t) {
 }
 
 Array& array_of(py::handle obj) {
+  // An exact hassium.ndarray holds its Array at the instance's first value slot: read it
+  // directly (obj.cast searches pybind11's type registry on every call). Subclasses go through
+  // the cast.
+  if (Py_TYPE(obj.ptr()) == ndarray_type()) {
+    static py::detail::type_info* info = py::detail::get_type_info(typeid(Array));
+    auto* inst = reinterpret_cast<py::detail::instance*>(obj.ptr());
+    auto vh = inst->get_value_and_holder(info);
+    if (vh.value_ptr()) return *static_cast<Array*>(vh.value_ptr());
+  }
   return obj.cast<Array&>();
 }
 
