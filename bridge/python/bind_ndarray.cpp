@@ -8,6 +8,7 @@
 #include "bridge/python/errors.h"
 #include "bridge/python/indexing.h"
 #include "bridge/python/ufunc.h"
+#include "core/error.h"
 
 namespace hassium::python {
 
@@ -117,6 +118,44 @@ bool truth(const Array& a) {
     return unary_operator(u, a);                                                                   \
   });
 
+// The commonest operators as the type's number slots, called by the interpreter directly
+// (no lookup of __add__/__radd__, no pybind11 dispatch). Same calls as the methods: x op y,
+// whichever operand is the hassium array; NotImplemented lets Python try the other operand.
+PyObject* slot_call(const UfuncDef& u, PyObject* x, PyObject* y) {
+  try {
+    return binary_operator(u, x, y).release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+    return nullptr;
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+}
+
+#define HS_SLOT(FN, UFUNC)                                                                         \
+  PyObject* FN(PyObject* x, PyObject* y) {                                                         \
+    static const UfuncDef* u = find_ufunc(UFUNC);                                                  \
+    return slot_call(*u, x, y);                                                                    \
+  }
+HS_SLOT(slot_add, "add")
+HS_SLOT(slot_subtract, "subtract")
+HS_SLOT(slot_multiply, "multiply")
+HS_SLOT(slot_divide, "divide")
+#undef HS_SLOT
+
+void install_number_slots(PyTypeObject* type) {
+  PyNumberMethods* nb = type->tp_as_number;
+  HS_INTERNAL_ASSERT(nb && ufunc("add").nin == 2 && ufunc("subtract").nin == 2 &&
+                     ufunc("multiply").nin == 2 && ufunc("divide").nin == 2)
+      << "hassium.ndarray: no number slots";
+  nb->nb_add = slot_add;
+  nb->nb_subtract = slot_subtract;
+  nb->nb_multiply = slot_multiply;
+  nb->nb_true_divide = slot_divide;
+  PyType_Modified(type);
+}
+
 } // namespace
 
 void bind_ndarray(py::module_& m) {
@@ -189,6 +228,7 @@ void bind_ndarray(py::module_& m) {
     return ufunc_call(ufunc("divmod"), py::make_tuple(b, a), py::kwargs());
   });
   cls.attr("__hash__") = py::none();
+  install_number_slots(reinterpret_cast<PyTypeObject*>(cls.ptr()));
 
   cls.def("__bool__", &truth);
   cls.def("__float__", [](const Array& a) {
