@@ -4,8 +4,11 @@
 // The programs are prefixes of real traces (benchmarks/traces: the C++ benchmarks of
 // benchmarks/cxx recorded by the `trace` filter, every flush of a run one after the other) and
 // of a synthetic trace shaped like the NumPy benchmarks' loops: a 5-point stencil on a 2-D grid
-// with fresh temporaries, element-wise chains with temporaries, a reduction and a SYNC. Every
-// partition is checked for legality. Other traces can be given as arguments:
+// with fresh temporaries, element-wise chains with temporaries, a reduction and a SYNC; and of
+// a NumPy-loop trace (element-wise updates of long-lived arrays with temporaries freed at once
+// and a running sum, as a Python loop under a large flush threshold makes). Every partition is
+// checked for legality. Scaling of greedy: --only=greedy --sizes=1000,4000,16000,40000. Other
+// traces can be given as arguments:
 //   fusion_bench [--quick] [--only=ALGORITHM] [--sizes=100,1000] [TRACE.hsb ...]
 // Times are medians of repeated runs, in CPU time of the thread (the machines are shared;
 // everything measured is single-threaded).
@@ -88,6 +91,25 @@ public:
     for (auto& t : {a, b, c, d}) free(t);
   }
 
+  // A NumPy loop body on long-lived x, y, z and a running total, with fresh temporaries freed
+  // at once: t1 = x*y; t2 = t1+z; t3 = sqrt(t2); x += t3; acc += x.sum().
+  void numpy_step(const BasePtr& x, const BasePtr& y, const BasePtr& z, const BasePtr& acc,
+                  int64_t n) {
+    auto t1 = base(n), t2 = base(n), t3 = base(n), r = base(1);
+    auto w = [&](const BasePtr& b) { return View::whole(b); };
+    op(Opcode::MULTIPLY, {w(t1), w(x), w(y)});
+    op(Opcode::ADD, {w(t2), w(t1), w(z)});
+    free(t1);
+    op(Opcode::SQRT, {w(t3), w(t2)});
+    free(t2);
+    op(Opcode::ADD, {w(x), w(x), w(t3)});
+    free(t3);
+    op(Opcode::ADD_REDUCE, {View::contiguous(r, {}), w(x), Scalar::of_int(0)});
+    op(Opcode::ADD,
+       {View::contiguous(acc, {}), View::contiguous(acc, {}), View::contiguous(r, {})});
+    free(r);
+  }
+
 private:
   int next_ = 0;
 };
@@ -108,6 +130,22 @@ Program synthetic(size_t size) {
     }
   }
   tb.p.instrs.resize(size); // a prefix is a valid program
+  return std::move(tb.p);
+}
+
+// A trace of `size` instructions shaped like a Python loop of element-wise operations flushed
+// rarely (a large flush threshold): numpy_step over and over, a SYNC of the total every 100.
+Program numpy_loop(size_t size) {
+  TraceBuilder tb;
+  const int64_t n = 1000000;
+  auto x = tb.base(n), y = tb.base(n), z = tb.base(n), acc = tb.base(1);
+  for (const auto& b : {x, y, z, acc})
+    tb.op(Opcode::IDENTITY, {View::whole(b), Scalar::of_float(1.0)});
+  for (int k = 1; tb.p.instrs.size() < size; ++k) {
+    tb.numpy_step(x, y, z, acc, n);
+    if (k % 100 == 0) tb.op(Opcode::SYNC, {View::whole(acc)});
+  }
+  tb.p.instrs.resize(size);
   return std::move(tb.p);
 }
 
@@ -247,6 +285,7 @@ FREE D
                       "fig3"),
         min_total);
   for (size_t size : sizes) bench("synthetic trace", synthetic(size), min_total);
+  for (size_t size : sizes) bench("NumPy-loop trace", numpy_loop(size), min_total);
   std::vector<std::string> traces = files;
   if (traces.empty()) {
     for (const auto& e : std::filesystem::directory_iterator(HASSIUM_TRACE_DIR))
