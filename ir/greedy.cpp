@@ -94,8 +94,10 @@ void run_greedy(PartitionGraph& pg, bool singletons) {
     if (!near(c.a, c.b) || !pg.can_merge(c.a, c.b)) continue;
     uint32_t m = pg.merge(c.a, c.b);
     ++version[m];
+    // Loop classes only get stricter as blocks grow: a pair incompatible now never merges,
+    // so its weight is not computed (same result, less work).
     for (uint32_t n : pg.affinity(m))
-      if (near(m, n)) push(m, n, pg.savings(m, n));
+      if (near(m, n) && pg.loop_class(m).compatible(pg.loop_class(n))) push(m, n, pg.savings(m, n));
   }
   if (pg.wsp().model().block_cost() > 0) sweep_unrelated(pg);
 }
