@@ -113,7 +113,7 @@ TEST_CASE("defaults, typed accessors, ~ expansion") {
   CHECK(c.file().empty());
   CHECK(c.get_string("stack", "engine") == "cpu");
   CHECK(c.choice("stack", "engine") == "cpu");
-  CHECK(c.get_list("stack", "filters").empty());
+  CHECK(c.get_list("stack", "filters") == std::vector<std::string>{"expand_power"});
   CHECK(c.get_string("fuser", "cache_dir") == "/home/u/.cache/hassium/fuser");
   CHECK(c.get_int("fuser", "optimal_budget") == 100000);
   CHECK(c.get_bool("memory", "pool"));
