@@ -1,18 +1,7 @@
 #!/usr/bin/env bash
 # Tests for bridge/cli/cmd_config.cpp: `hassium config` output, sources, exit codes.
 # Usage: test_cmd_config.sh HASSIUM_BINARY SOURCE_DIR
-set -u
-hassium=$1
-src=$2
-failures=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-# expect_line OUTPUT REGEX: some line of OUTPUT matches REGEX (extended regex, whole line).
-expect_line() { grep -Eqx -- "$2" <<<"$1" || fail "no line matching /$2/ in:"$'\n'"$1"; }
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh" "$@"
 # A clean environment: no HASSIUM_* from the caller, an empty HOME.
 run() { env -i PATH="$PATH" HOME="$tmp" "$@" "$hassium" config; }
 

@@ -2,16 +2,7 @@
 # Tests for bridge/cli/cmd_info.cpp: `hassium info` shows the configured stack, the engines and
 # VEMs with their availability, the cache directories with their sizes, and versions.
 # Usage: test_cmd_info.sh HASSIUM_BINARY SOURCE_DIR
-set -u
-hassium=$1
-src=$2
-failures=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-expect_line() { grep -Eqx -- "$2" <<<"$1" || fail "no line matching /$2/ in:"$'\n'"$1"; }
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh" "$@"
 mkdir -p "$tmp/kernels/sub"
 head -c 1000 /dev/zero >"$tmp/kernels/a.o"
 head -c 24 /dev/zero >"$tmp/kernels/sub/b.o"

@@ -2,16 +2,7 @@
 # Tests for bridge/cli/cmd_run.cpp: `hassium run` output order, flush splits, options, profile.
 # Usage: test_cmd_run.sh HASSIUM_BINARY SOURCE_DIR
 # (Values for every opcode are checked by test/run; this checks the command itself.)
-set -u
-hassium=$1
-src=$2
-failures=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-expect_line() { grep -Eqx -- "$2" <<<"$1" || fail "no line matching /$2/ in:"$'\n'"$1"; }
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh" "$@"
 run() {
   env -i PATH="$PATH" HOME="$tmp" HASSIUM_CONFIG="$src/config.ini" HASSIUM_CPU_KERNEL_CACHE=memory \
     "$@"

@@ -2,17 +2,8 @@
 # HASSIUM_PROFILE and HASSIUM_DOT_DIR under `hassium run`: the report's figures for a program
 # whose counts are known, and the Graphviz files of its distinct partitions.
 # Usage: test_cmd_run_profile.sh HASSIUM_BINARY SOURCE_DIR
-set -u
-hassium=$1
-src=$2
-failures=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-expect_line() { grep -Eqx -- "$2" <<<"$1" || fail "no line matching /$2/ in:"$'\n'"$1"; }
+. "$(dirname "$0")/lib.sh" "$@"
 value_of() { sed -nE "s/^ +$2: +//p" <<<"$1" | head -1; }
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 run() {
   env -i PATH="$PATH" HOME="$tmp" HASSIUM_CONFIG="$src/config.ini" HASSIUM_CPU_KERNEL_CACHE=memory \
     "$@"
