@@ -252,6 +252,17 @@ def plots(t, out):
         ax.legend(fontsize=7, ncol=min(5, len(series)))
         ax.grid(axis="y", alpha=0.3)
 
+    def time_panels(panels, names, config_of, title_of, suptitle, path):
+        """One bar chart per panel: each name's time relative to NumPy's, per benchmark."""
+        fig, axes = plt.subplots(len(panels), 1, figsize=(10, 3.2 * len(panels)), squeeze=False)
+        for ax, panel in zip(axes[:, 0], panels):
+            series = [(n, [relative(t, b, config_of(panel, n)) for b in benches]) for n in names]
+            bars(ax, series, benches, "time / NumPy's", log=True)
+            ax.axhline(1.0, color="black", linewidth=0.8)
+            ax.set_title(title_of(panel), fontsize=9)
+        fig.suptitle(suptitle)
+        return save(fig, path)
+
     benches = t.benches
     written = []
     if t.headline:
@@ -289,28 +300,18 @@ def plots(t, out):
         ax.set_title(f"theoretical partition cost ({model} model, runtime counters)")
         written.append(save(fig, out / "partition_cost.png"))
 
-        fig, axes = plt.subplots(len(t.caches), 1, figsize=(10, 3.2 * len(t.caches)),
-                                 squeeze=False)
-        for ax, cache in zip(axes[:, 0], t.caches):
-            series = [(a, [relative(t, b, f"{a}/{model}/{cache}") for b in benches])
-                      for a in t.algorithms]
-            bars(ax, series, benches, "time / NumPy's", log=True)
-            ax.axhline(1.0, color="black", linewidth=0.8)
-            ax.set_title(f"{cache} merge cache", fontsize=9)
-        fig.suptitle(f"time per partition algorithm ({model} model), relative to NumPy")
-        written.append(save(fig, out / "algorithms.png"))
+        written.append(time_panels(
+            t.caches, t.algorithms,
+            lambda cache, a: f"{a}/{model}/{cache}", lambda cache: f"{cache} merge cache",
+            f"time per partition algorithm ({model} model), relative to NumPy",
+            out / "algorithms.png"))
 
     fusing = [a for a in t.algorithms if a != "singleton"]
     if len(t.models) > 1 and fusing:
-        fig, axes = plt.subplots(len(fusing), 1, figsize=(10, 3.2 * len(fusing)), squeeze=False)
-        for ax, a in zip(axes[:, 0], fusing):
-            series = [(m, [relative(t, b, f"{a}/{m}/{cache0}") for b in benches])
-                      for m in t.models]
-            bars(ax, series, benches, "time / NumPy's", log=True)
-            ax.axhline(1.0, color="black", linewidth=0.8)
-            ax.set_title(f"{a}", fontsize=9)
-        fig.suptitle(f"time per cost model ({cache0} merge cache), relative to NumPy")
-        written.append(save(fig, out / "cost_models.png"))
+        written.append(time_panels(
+            fusing, t.models, lambda a, m: f"{a}/{m}/{cache0}", str,
+            f"time per cost model ({cache0} merge cache), relative to NumPy",
+            out / "cost_models.png"))
     plt.close("all")
     return written
 
