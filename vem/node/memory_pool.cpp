@@ -1,6 +1,7 @@
-// MemoryPool: size classes, free lists under a cap, aligned OS allocations.
+// MemoryPool: size classes, nearby-class reuse, free lists bounded by the peak in use and a cap.
 #include "vem/node/memory_pool.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdlib>
 
@@ -12,7 +13,12 @@ namespace hassium {
 
 namespace {
 constexpr size_t kHugePage = size_t(2) << 20;
+constexpr size_t kPage = size_t(4) << 10;
+
+size_t round_up(size_t n, size_t to) {
+  return (n + to - 1) / to * to;
 }
+} // namespace
 
 MemoryPool::MemoryPool(MemoryPoolOptions options) : options_(options) {}
 
@@ -21,67 +27,113 @@ MemoryPool::~MemoryPool() {
 }
 
 size_t MemoryPool::size_class(size_t bytes) {
-  if (bytes <= 256) return bytes <= kAlignment ? kAlignment : (bytes + 63) / 64 * 64;
+  if (bytes <= 256) return bytes <= kAlignment ? kAlignment : round_up(bytes, 64);
   size_t top = std::bit_floor(bytes); // 2^k <= bytes < 2^(k+1)
-  size_t step = top / 4;
-  return (bytes + step - 1) / step * step;
+  return round_up(bytes, top / 4);
 }
 
 void* MemoryPool::os_allocate(size_t size) {
   bool huge = options_.huge_pages && size >= options_.huge_page_threshold;
-  size_t align = huge ? kHugePage : kAlignment;
-  size_t rounded = (size + align - 1) / align * align; // aligned_alloc wants a multiple
-  void* p = std::aligned_alloc(align, rounded);
-  if (!p) HS_USER_ERROR() << "out of memory allocating " << size << " bytes";
-  if (huge) madvise(p, rounded, MADV_HUGEPAGE); // advice only: failure changes nothing
+  void* p = nullptr;
+  if (size >= options_.mmap_threshold) {
+    size_t len = round_up(size, kPage);
+    size_t align = huge ? kHugePage : kPage;
+    size_t span = len + align - kPage; // room to slide to an `align` boundary
+    void* m = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) HS_USER_ERROR() << "out of memory allocating " << size << " bytes";
+    auto base = reinterpret_cast<uintptr_t>(m);
+    uintptr_t start = round_up(base, align);
+    if (start > base) munmap(m, start - base); // the unaligned head
+    if (base + span > start + len)
+      munmap(reinterpret_cast<void*>(start + len), base + span - (start + len));
+    p = reinterpret_cast<void*>(start);
+    if (huge) madvise(p, len, MADV_HUGEPAGE); // advice only: failure changes nothing
+  } else {
+    p = std::aligned_alloc(kAlignment, round_up(size, kAlignment));
+    if (!p) HS_USER_ERROR() << "out of memory allocating " << size << " bytes";
+  }
   ++stats_.os_allocations;
   return p;
 }
 
-void MemoryPool::os_free(void* p) noexcept {
-  std::free(p);
+void MemoryPool::os_free(void* p, size_t size) noexcept {
+  if (size >= options_.mmap_threshold)
+    munmap(p, round_up(size, kPage));
+  else
+    std::free(p);
   ++stats_.os_frees;
+}
+
+void* MemoryPool::take_cached(size_t cls) {
+  auto it = free_lists_.lower_bound(cls);
+  size_t limit = cls;
+  for (int k = 0; k < options_.reuse_classes; ++k) limit = size_class(limit + 1);
+  if (it == free_lists_.end() || it->first > limit) return nullptr;
+  // The list is never empty: empty lists are erased.
+  Cached c = it->second.back();
+  it->second.pop_back();
+  size_t got = it->first;
+  if (it->second.empty()) free_lists_.erase(it);
+  by_age_.erase(c.seq);
+  stats_.bytes_cached -= got;
+  ++stats_.reuses;
+  in_use_.emplace(c.p, got);
+  stats_.bytes_in_use += got;
+  return c.p;
+}
+
+void MemoryPool::evict_oldest() {
+  auto age = by_age_.begin();
+  auto it = free_lists_.find(age->second);
+  HS_INTERNAL_ASSERT(it != free_lists_.end() && it->second.front().seq == age->first)
+      << "memory pool free lists out of order";
+  os_free(it->second.front().p, it->first);
+  stats_.bytes_cached -= it->first;
+  it->second.pop_front();
+  if (it->second.empty()) free_lists_.erase(it);
+  by_age_.erase(age);
 }
 
 void* MemoryPool::allocate(size_t bytes) {
   size_t cls = size_class(bytes);
   std::lock_guard lock(mutex_);
   ++stats_.allocations;
-  void* p = nullptr;
-  auto it = free_lists_.find(cls);
-  if (it != free_lists_.end() && !it->second.empty()) {
-    p = it->second.back();
-    it->second.pop_back();
-    stats_.bytes_cached -= cls;
-    ++stats_.reuses;
-  } else {
+  void* p = options_.enabled ? take_cached(cls) : nullptr;
+  if (!p) {
+    if (options_.bound_by_peak) {
+      size_t bound = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use + cls);
+      while (!by_age_.empty() && stats_.bytes_in_use + stats_.bytes_cached + cls > bound)
+        evict_oldest();
+    }
     p = os_allocate(cls);
+    in_use_.emplace(p, cls);
+    stats_.bytes_in_use += cls;
   }
-  stats_.bytes_in_use += cls;
   stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
   return p;
 }
 
-void MemoryPool::release(void* p, size_t bytes) {
+void MemoryPool::release(void* p) {
   if (!p) return;
-  size_t cls = size_class(bytes);
   std::lock_guard lock(mutex_);
-  HS_INTERNAL_ASSERT(stats_.bytes_in_use >= cls) << "release of a block the pool did not hand out";
+  auto it = in_use_.find(p);
+  HS_INTERNAL_ASSERT(it != in_use_.end()) << "release of a block the pool did not hand out";
+  size_t cls = it->second;
+  in_use_.erase(it);
   stats_.bytes_in_use -= cls;
-  if (!options_.enabled || stats_.bytes_cached + cls > options_.cap_bytes) {
-    os_free(p);
+  if (!options_.enabled || cls > options_.cap_bytes) {
+    os_free(p, cls);
     return;
   }
-  free_lists_[cls].push_back(p);
+  free_lists_[cls].push_back({next_seq_, p});
+  by_age_.emplace(next_seq_++, cls);
   stats_.bytes_cached += cls;
+  while (stats_.bytes_cached > options_.cap_bytes) evict_oldest();
 }
 
 void MemoryPool::trim() {
   std::lock_guard lock(mutex_);
-  for (auto& [cls, blocks] : free_lists_)
-    for (void* p : blocks) os_free(p);
-  free_lists_.clear();
-  stats_.bytes_cached = 0;
+  while (!by_age_.empty()) evict_oldest();
 }
 
 MemoryPoolStats MemoryPool::stats() const {

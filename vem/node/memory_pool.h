@@ -1,36 +1,52 @@
-// MemoryPool: size-classed, 64-byte aligned buffers kept for reuse after free, up to a cap.
+// MemoryPool: size-classed, 64-byte aligned buffers kept for reuse after free, bounded by need.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
-#include <vector>
+#include <unordered_map>
 
 namespace hassium {
 
-// Why a pool: glibc hands blocks above its mmap threshold back to the OS at free(), so every
-// fresh temporary of a large array pays one page fault per 4 KiB at first touch (NumPy pays
-// this on every operation). Keeping freed blocks and handing them out again avoids the faults.
+// Why a pool: an OS allocation of a large array is fresh memory, so every fresh temporary pays
+// one page fault per 4 KiB at first touch (NumPy pays this on every operation). Keeping freed
+// blocks and handing them out again avoids the faults.
 //
 // Size classes: up to 256 bytes, multiples of 64; above, four classes per power of two
 // (n rounded up to a multiple of 2^k / 4 where 2^k <= n < 2^(k+1)), so a class wastes at most
-// 25%. Blocks of `huge_page_threshold` bytes or more are 2 MiB aligned and advised as
-// transparent huge pages (one fault per 2 MiB instead of per 4 KiB on first touch).
-// Thread-safe.
+// 25%. A request is served by the most recently freed cached block of the smallest cached
+// class among its own class and the `reuse_classes` classes above it (a temporary that shrinks
+// a little every iteration, A[k:, k:], keeps reusing the block of its first size).
+//
+// Bounded by need: the pool never holds more bytes (in use + cached) than the peak of the
+// bytes in use. When a request has to go to the OS and in use + cached + the new block would
+// exceed that peak (counting the new block), cached blocks go back to the OS first, least
+// recently freed first. So the pool's footprint is the program's peak live memory, not the
+// sum of every size it ever freed. Independently, at most `cap_bytes` stay cached.
+//
+// OS memory: blocks of `mmap_threshold` bytes or more are mapped directly (munmap gives them
+// back at once; glibc would keep them in its heap once its dynamic mmap threshold has grown);
+// smaller ones come from aligned_alloc. Blocks of `huge_page_threshold` bytes or more are
+// 2 MiB aligned and advised as transparent huge pages (one fault per 2 MiB instead of per
+// 4 KiB on first touch). Thread-safe.
 struct MemoryPoolOptions {
   bool enabled = true;                          // false: every release goes back to the OS
   size_t cap_bytes = size_t(4) << 30;           // most bytes kept in free lists
+  int reuse_classes = 2;                        // how many classes larger a reused block may be
+  bool bound_by_peak = true;                    // in use + cached <= peak in use (see above)
   bool huge_pages = true;                       // madvise(MADV_HUGEPAGE) for big blocks
   size_t huge_page_threshold = size_t(4) << 20; // bytes
+  size_t mmap_threshold = size_t(256) << 10;    // bytes; blocks this big are mapped directly
 };
 
 struct MemoryPoolStats {
   int64_t allocations = 0; // calls to allocate()
   int64_t reuses = 0;      // allocations served from a free list
   int64_t os_allocations = 0;
-  int64_t os_frees = 0;    // releases that went back to the OS (pool off, or over the cap)
-  size_t bytes_in_use = 0; // handed out and not yet released (class sizes)
+  int64_t os_frees = 0;    // blocks given back to the OS (pool off, cap, bound, trim)
+  size_t bytes_in_use = 0; // handed out and not yet released (class sizes of the blocks)
   size_t bytes_cached = 0; // held in free lists
   size_t peak_bytes_in_use = 0;
 };
@@ -47,8 +63,8 @@ public:
   // A block of at least `bytes` bytes (a non-null unique block even for 0), 64-byte aligned.
   // Throws UserError when the system is out of memory.
   void* allocate(size_t bytes);
-  // Gives back a block from allocate(bytes) (the same `bytes`).
-  void release(void* p, size_t bytes);
+  // Gives back a block from allocate() (the pool knows its size).
+  void release(void* p);
   // Returns every cached block to the OS.
   void trim();
 
@@ -57,12 +73,21 @@ public:
   static size_t size_class(size_t bytes);
 
 private:
+  struct Cached {
+    uint64_t seq; // order of release: the key of `by_age_`
+    void* p;
+  };
+  void* take_cached(size_t cls); // a cached block for class `cls`, or null; updates stats
+  void evict_oldest();           // the least recently freed cached block back to the OS
   void* os_allocate(size_t size);
-  void os_free(void* p) noexcept;
+  void os_free(void* p, size_t size) noexcept;
 
   MemoryPoolOptions options_;
   mutable std::mutex mutex_;
-  std::map<size_t, std::vector<void*>> free_lists_; // class size -> blocks
+  std::map<size_t, std::deque<Cached>> free_lists_; // class size -> blocks, oldest first
+  std::map<uint64_t, size_t> by_age_;               // release order -> class of a cached block
+  std::unordered_map<void*, size_t> in_use_;        // block -> its class size
+  uint64_t next_seq_ = 0;
   MemoryPoolStats stats_;
 };
 

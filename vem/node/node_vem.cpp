@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/error.h"
@@ -27,8 +28,7 @@ void NodeVem::allocate(Base& base, bool zero_fill) {
   size_t bytes = size_t(base.nbytes());
   void* p = pool_->allocate(bytes);
   if (zero_fill) std::memset(p, 0, bytes);
-  base.allocation =
-      std::shared_ptr<void>(p, [pool = pool_, bytes](void* q) { pool->release(q, bytes); });
+  base.allocation = std::shared_ptr<void>(p, [pool = pool_](void* q) { pool->release(q); });
   base.data = p;
 }
 
@@ -62,9 +62,11 @@ void NodeVem::execute(const Program& program) {
       if (seen.insert(in->base.get()).second) read_first.insert(in->base.get());
     seen.insert(ins.out().base.get());
   }
+  std::vector<std::vector<Base*>> release_after = early_releases(program, partition);
 
   size_t b = 0;
   try {
+    for (Base* base : release_after.back()) free_base(*base); // FREEd, never accessed
     for (; b < partition.blocks.size(); ++b) {
       KernelBlock kb;
       kb.program = &program;
@@ -99,13 +101,43 @@ void NodeVem::execute(const Program& program) {
           free_base(base);
         }
       }
+      for (Base* base : release_after[b]) free_base(*base);
     }
   } catch (...) {
+    // The FREEs of the blocks that did not finish; those of finished blocks (and the early
+    // releases up to them) already ran. free_base is idempotent, so a base released early
+    // whose FREE comes later is simply let go again.
     for (; b < partition.blocks.size(); ++b)
       for (size_t i : partition.blocks[b])
         if (program.instrs[i].op == Opcode::FREE) free_base(*program.instrs[i].out().base);
     throw;
   }
+}
+
+std::vector<std::vector<Base*>> NodeVem::early_releases(const Program& program,
+                                                        const Partition& partition) {
+  // For each base FREEd in this program: the last block (in partition order) that accesses it.
+  // A legal order runs that block no later than the FREE's, usually far earlier.
+  constexpr size_t kNone = size_t(-1);
+  std::unordered_map<Base*, size_t> last; // FREEd base -> last accessing block, or kNone
+  for (const Instruction& ins : program.instrs)
+    if (ins.op == Opcode::FREE) last.emplace(ins.out().base.get(), kNone);
+  std::vector<std::vector<Base*>> release_after(partition.blocks.size() + 1);
+  if (last.empty()) return release_after;
+  for (size_t b = 0; b < partition.blocks.size(); ++b)
+    for (size_t i : partition.blocks[b]) {
+      const Instruction& ins = program.instrs[i];
+      if (ins.op == Opcode::FREE) continue;
+      for (const auto& opnd : ins.operands)
+        if (const View* v = std::get_if<View>(&opnd)) {
+          auto it = last.find(v->base.get());
+          if (it != last.end() && (it->second == kNone || it->second < b)) it->second = b;
+        }
+    }
+  // The last entry: bases FREEd without any access in this program, released before block 0.
+  for (const auto& [base, b] : last)
+    release_after[b == kNone ? partition.blocks.size() : b].push_back(base);
+  return release_after;
 }
 
 void NodeVem::add_counters(ProfileCounters& c) const {

@@ -25,10 +25,14 @@ namespace hassium {
 //     buffer; a base whose data the frontend set (external memory) is used as is. The block's
 //     compute instructions go to the engine as one KernelBlock (FREE and SYNC stripped); then
 //     its SYNCs mark their bases synced and its FREEs drop their buffers (back to the pool).
+//  4. lets go of a base FREEd in the program right after the last block (in partition order)
+//     that accesses it, not when the block holding its FREE runs (often far later: a flush is
+//     ~1000 instructions), so the pool hands that buffer to the next temporary. A base FREEd
+//     and not accessed in the program is let go before the first block.
 // SYNC'd data is visible in base->data when execute() returns (a frontend flushes right after
 // a SYNC, so nothing later in the same program writes the base).
-// Errors: see Backend::execute. After a UserError the FREEs of the failing block and of the
-// blocks that did not run are still honored.
+// Errors: see Backend::execute. After a UserError every FREE of the program is still honored
+// (those of the failing block and of the blocks that did not run, at the throw).
 class NodeVem : public Backend {
 public:
   // `cache` may be null (no merge cache). With a `dot_dir`, every distinct partition is also
@@ -49,6 +53,10 @@ public:
 
 private:
   void allocate(Base& base, bool zero_fill);
+  // Per block b (in partition order), the bases FREEd in `program` whose last access is in b,
+  // to let go right after b; the extra last entry: those FREEd and never accessed.
+  static std::vector<std::vector<Base*>> early_releases(const Program& program,
+                                                        const Partition& partition);
   static void free_base(Base& base);
 
   std::unique_ptr<Engine> engine_;

@@ -1,4 +1,4 @@
-// Tests for vem/node/memory_pool: size classes, alignment, reuse, the cap.
+// Tests for vem/node/memory_pool: size classes, alignment, reuse, the peak bound and the cap.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -32,7 +32,7 @@ TEST_CASE("blocks are aligned and reused by size class") {
   void* a = pool.allocate(1000);
   CHECK(reinterpret_cast<uintptr_t>(a) % 64 == 0);
   std::memset(a, 1, 1000);
-  pool.release(a, 1000);
+  pool.release(a);
   void* b = pool.allocate(1020); // same class (1024)
   CHECK(b == a);
   void* c = pool.allocate(1000); // the class's list is empty now: a fresh block
@@ -42,8 +42,8 @@ TEST_CASE("blocks are aligned and reused by size class") {
   CHECK(s.reuses == 1);
   CHECK(s.os_allocations == 2);
   CHECK(s.bytes_in_use == 2048);
-  pool.release(b, 1020);
-  pool.release(c, 1000);
+  pool.release(b);
+  pool.release(c);
   s = pool.stats();
   CHECK(s.bytes_in_use == 0);
   CHECK(s.bytes_cached == 2048);
@@ -60,8 +60,8 @@ TEST_CASE("zero-byte allocations are distinct non-null blocks") {
   CHECK(a != nullptr);
   CHECK(b != nullptr);
   CHECK(a != b);
-  pool.release(a, 0);
-  pool.release(b, 0);
+  pool.release(a);
+  pool.release(b);
 }
 
 TEST_CASE("the cap bounds what the pool keeps") {
@@ -71,12 +71,16 @@ TEST_CASE("the cap bounds what the pool keeps") {
   void* a = pool.allocate(1024);
   void* b = pool.allocate(1024);
   void* c = pool.allocate(1024);
-  pool.release(a, 1024);
-  pool.release(b, 1024);
-  pool.release(c, 1024); // 3072 > 3000: back to the OS
+  pool.release(a);
+  pool.release(b);
+  pool.release(c); // 3072 > 3000: the oldest (a) goes back to the OS
   auto s = pool.stats();
   CHECK(s.bytes_cached == 2048);
   CHECK(s.os_frees == 1);
+  CHECK(pool.allocate(1024) == c); // the most recently freed first
+  CHECK(pool.allocate(1024) == b);
+  pool.release(b);
+  pool.release(c);
 }
 
 TEST_CASE("a disabled pool returns every block to the OS") {
@@ -84,9 +88,9 @@ TEST_CASE("a disabled pool returns every block to the OS") {
   o.enabled = false;
   MemoryPool pool(o);
   void* a = pool.allocate(4096);
-  pool.release(a, 4096);
+  pool.release(a);
   void* b = pool.allocate(4096); // may or may not be the same address; never a reuse
-  pool.release(b, 4096);
+  pool.release(b);
   auto s = pool.stats();
   CHECK(s.reuses == 0);
   CHECK(s.os_frees == 2);
@@ -101,5 +105,92 @@ TEST_CASE("big blocks are aligned to 2 MiB for huge pages") {
   void* a = pool.allocate(n);
   CHECK(reinterpret_cast<uintptr_t>(a) % (size_t(2) << 20) == 0);
   std::memset(a, 0, n);
-  pool.release(a, n);
+  pool.release(a);
+}
+
+TEST_CASE("a request takes a cached block up to reuse_classes classes larger") {
+  MemoryPoolOptions o;
+  o.bound_by_peak = false; // reuse alone (the bound would evict `big` for `b` below)
+  MemoryPool pool(o);      // reuse_classes = 2: 1024 may take 1280 or 1536, not 1792
+  void* big = pool.allocate(1792);
+  void* mid = pool.allocate(1500); // class 1536
+  pool.release(big);
+  pool.release(mid);
+  void* a = pool.allocate(1000); // class 1024: the smallest fitting cached class, 1536
+  CHECK(a == mid);
+  CHECK(pool.stats().bytes_in_use == 1536);
+  void* b = pool.allocate(1000); // 1792 is three classes up: a fresh block
+  CHECK(b != big);
+  void* c = pool.allocate(1700); // class 1792: the cached one
+  CHECK(c == big);
+  auto s = pool.stats();
+  CHECK(s.reuses == 2);
+  CHECK(s.bytes_cached == 0);
+  pool.release(a);
+  pool.release(b);
+  pool.release(c);
+  CHECK(pool.stats().bytes_in_use == 0);
+  CHECK(pool.stats().bytes_cached == 1536 + 1024 + 1792);
+}
+
+TEST_CASE("in use + cached never exceeds the peak in use: stale classes go back to the OS") {
+  MemoryPool pool;
+  void* a = pool.allocate(1 << 20);
+  void* b = pool.allocate(1 << 20);
+  pool.release(a);
+  pool.release(b);
+  CHECK(pool.stats().bytes_cached == size_t(2) << 20);
+  void* c = pool.allocate(size_t(4) << 20); // no fitting class: both cached blocks go first
+  auto s = pool.stats();
+  CHECK(s.bytes_cached == 0);
+  CHECK(s.os_frees == 2);
+  CHECK(s.peak_bytes_in_use == size_t(4) << 20);
+  pool.release(c);
+
+  MemoryPoolOptions o;
+  o.bound_by_peak = false; // the old behaviour: everything stays cached
+  MemoryPool loose(o);
+  a = loose.allocate(1 << 20);
+  loose.release(a);
+  c = loose.allocate(size_t(4) << 20);
+  CHECK(loose.stats().bytes_cached == size_t(1) << 20);
+  loose.release(c);
+}
+
+TEST_CASE("a temporary shrinking every iteration keeps the pool within its peak") {
+  // Gauss elimination's A[k:, k:] temporaries: two of them live per step, a little smaller
+  // each step.
+  MemoryPool pool;
+  size_t n = 700;
+  for (size_t k = 0; k < n; k += 3) {
+    size_t bytes = (n - k) * (n - k) * 8;
+    void* x = pool.allocate(bytes);
+    void* y = pool.allocate(bytes);
+    std::memset(x, 1, bytes);
+    pool.release(x);
+    pool.release(y);
+    auto s = pool.stats();
+    CHECK(s.bytes_in_use + s.bytes_cached <= s.peak_bytes_in_use);
+  }
+  auto s = pool.stats();
+  CHECK(s.peak_bytes_in_use == 2 * MemoryPool::size_class(n * n * 8));
+  // Each block serves several steps: far fewer OS allocations than allocations.
+  CHECK(s.os_allocations * 4 < s.allocations);
+}
+
+TEST_CASE("mapped blocks are aligned, writable and go back to the OS at trim") {
+  MemoryPoolOptions o;
+  o.huge_pages = false;
+  MemoryPool pool(o);
+  size_t n = (size_t(3) << 20) + 100;
+  void* a = pool.allocate(n);
+  CHECK(reinterpret_cast<uintptr_t>(a) % 4096 == 0);
+  std::memset(a, 7, n);
+  void* b = pool.allocate(1000); // below mmap_threshold: from the heap
+  pool.release(a);
+  pool.release(b);
+  pool.trim();
+  auto s = pool.stats();
+  CHECK(s.os_frees == 2);
+  CHECK(s.bytes_cached == 0);
 }

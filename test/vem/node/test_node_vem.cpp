@@ -217,6 +217,60 @@ FREE B
   CHECK(q.find_base("O")->synced);
 }
 
+TEST_CASE("a FREEd base is let go after its last access, long before its FREE") {
+  // singleton: one block per instruction, in program order. T's last access is block 1, its
+  // FREE block 4: U (block 2) reuses T's buffer.
+  Fixture f("singleton");
+  Program p = parse_program(R"(
+.base T float64 1000
+.base O float64 1000
+.base U float64 1000
+.base P float64 1000
+IDENTITY T, 1
+ADD O, T, 2
+IDENTITY U, 3
+ADD P, U, 1
+FREE T
+FREE U
+SYNC O
+SYNC P
+)");
+  f.vem->execute(p);
+  size_t cls = MemoryPool::size_class(8000);
+  auto s = f.vem->pool().stats();
+  CHECK(s.allocations == 4);
+  CHECK(s.reuses == 1);                  // U took T's block
+  CHECK(s.peak_bytes_in_use == 3 * cls); // T, O, then U and P with O
+  CHECK(s.bytes_in_use == 2 * cls);      // O and P, synced
+  CHECK(p.find_base("T")->data == nullptr);
+  CHECK(p.find_base("U")->data == nullptr);
+  CHECK(p.find_base("O")->synced);
+}
+
+TEST_CASE("after an engine error an early-released base is let go once, the rest at the throw") {
+  Fixture f("singleton");
+  Program p = parse_program(R"(
+.base A float64 4
+.base B float64 4
+.base C float64 4
+IDENTITY A, 1
+ADD B, A, 1
+NEGATIVE C, B
+FREE A
+FREE B
+FREE C
+)");
+  CHECK_THROWS_WITH(f.vem->execute(p), Catch::Contains("bad data"));
+  for (const char* name : {"A", "B", "C"}) {
+    INFO(name);
+    CHECK(p.find_base(name)->data == nullptr);
+    CHECK(p.find_base(name)->allocation == nullptr);
+  }
+  auto s = f.vem->pool().stats();
+  CHECK(s.bytes_in_use == 0);
+  CHECK(s.allocations == 3);
+}
+
 TEST_CASE("the merge cache answers a repeated program") {
   Fixture f("greedy", true);
   for (int k = 0; k < 3; ++k) {
