@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -250,9 +251,23 @@ std::vector<std::string> Config::search_path(const Environment& env) {
     out.push_back(it->second);
   if (std::string home = home_of(env); !home.empty())
     out.push_back(home + "/.config/hassium/config.ini");
+  // The file (shared library or executable) this function was loaded from.
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&Config::search_path), &info) && info.dli_fname)
+    for (std::string p : config_near_library(info.dli_fname))
+      if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
   for (std::string p : {HASSIUM_INSTALLED_CONFIG, HASSIUM_SOURCE_CONFIG})
     if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
   return out;
+}
+
+std::vector<std::string> Config::config_near_library(const std::string& library) {
+  std::error_code ec;
+  std::filesystem::path lib = std::filesystem::weakly_canonical(library, ec);
+  if (ec || lib.empty()) return {};
+  std::filesystem::path dir = lib.parent_path();
+  return {(dir / "config.ini").string(),
+          (dir.parent_path() / "share" / "hassium" / "config.ini").lexically_normal().string()};
 }
 
 Config Config::defaults(const Environment& env) {

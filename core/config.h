@@ -61,7 +61,13 @@ struct ConfigValue {
 class Config {
 public:
   // The search order for a config file: the candidates in order (HASSIUM_CONFIG first when set).
+  // After HASSIUM_CONFIG and ~/.config/hassium/config.ini come the copies installed with the
+  // library holding this code (config_near_library), the install prefix's copy, the source tree's.
   static std::vector<std::string> search_path(const Environment& env);
+  // Where an installed config.ini sits relative to the library file `library`: next to it (pip
+  // puts libhassium.so and config.ini in site-packages/hassium) and in ../share/hassium (a CMake
+  // install under a prefix). Works wherever the files were moved or installed to.
+  static std::vector<std::string> config_near_library(const std::string& library);
   // Defaults, then the first file of search_path(env) that exists, then env overrides.
   // $HASSIUM_CONFIG naming a missing file is an error.
   static Config load(const Environment& env);

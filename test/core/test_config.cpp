@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -246,6 +247,20 @@ TEST_CASE("choice() checks a registry's names") {
         "unknown 'flod' in [stack] filters 'cse,flod' (from x.ini:2); valid: fold, cse");
 }
 
+TEST_CASE("an installed config.ini is found next to the library or in ../share/hassium") {
+  CHECK(Config::config_near_library("/opt/h/lib/libhassium.so") ==
+        std::vector<std::string>{"/opt/h/lib/config.ini", "/opt/h/share/hassium/config.ini"});
+  CHECK(Config::config_near_library("/venv/site-packages/hassium/libhassium.so.0")[0] ==
+        "/venv/site-packages/hassium/config.ini");
+  // The place of the file holding the config code is on the search path, before the source
+  // tree's copy.
+  auto path = Config::search_path({{"HOME", "/h"}});
+  Dl_info info{};
+  REQUIRE(dladdr(reinterpret_cast<void*>(&Config::search_path), &info));
+  for (const std::string& p : Config::config_near_library(info.dli_fname))
+    CHECK(std::find(path.begin(), path.end(), p) < path.end() - 1);
+}
+
 TEST_CASE("search order: HASSIUM_CONFIG, ~/.config/hassium, installed, source tree") {
   TempDir tmp;
   fs::path home = tmp.path / "home";
@@ -259,9 +274,11 @@ TEST_CASE("search order: HASSIUM_CONFIG, ~/.config/hassium, installed, source tr
   CHECK(path[0] == user_ini.string());
   CHECK(path.back() == kSourceIni);
 
-  // Nothing in HOME: the installed copy if there is one, else the source tree's.
+  // Nothing in HOME: the first installed copy that exists, else the source tree's.
+  auto installed = std::find_if(path.begin() + 1, path.end(),
+                                [](const std::string& p) { return fs::is_regular_file(p); });
   Config fallback = Config::load(env);
-  CHECK(fallback.file() == (fs::exists(path[1]) ? path[1] : kSourceIni));
+  CHECK(fallback.file() == *installed);
 
   write_file(user_ini, "[cpu]\nthreads = 3\n");
   Config user = Config::load(env);
