@@ -96,6 +96,9 @@ void bind_functions(py::module_& m) {
         return Config::global()->value(section, key).text;
       },
       "The configuration's value of [section] key, as text (core/config_keys.def lists the keys).");
+  m.def(
+      "config_file", [] { return Config::global()->file(); },
+      "The config.ini in use (Config::search_path's first existing file), or '' for defaults.");
 
   m.def(
       "empty",
