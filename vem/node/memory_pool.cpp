@@ -48,9 +48,12 @@ void* MemoryPool::os_allocate(size_t size) {
       munmap(reinterpret_cast<void*>(start + len), base + span - (start + len));
     p = reinterpret_cast<void*>(start);
     if (huge) madvise(p, len, MADV_HUGEPAGE); // advice only: failure changes nothing
-  } else {
-    p = std::aligned_alloc(kAlignment, round_up(size, kAlignment));
+  } else { // mmap_threshold above huge_page_threshold: huge blocks from the heap too
+    size_t align = huge ? kHugePage : kAlignment;
+    size_t len = round_up(size, align); // aligned_alloc wants a multiple
+    p = std::aligned_alloc(align, len);
     if (!p) HS_USER_ERROR() << "out of memory allocating " << size << " bytes";
+    if (huge) madvise(p, len, MADV_HUGEPAGE);
   }
   ++stats_.os_allocations;
   return p;

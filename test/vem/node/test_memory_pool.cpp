@@ -97,15 +97,21 @@ TEST_CASE("a disabled pool returns every block to the OS") {
   CHECK(s.bytes_cached == 0);
 }
 
-TEST_CASE("big blocks are aligned to 2 MiB for huge pages") {
-  MemoryPoolOptions o;
-  o.huge_page_threshold = size_t(1) << 20;
-  MemoryPool pool(o);
-  size_t n = (size_t(5) << 20) + 8;
-  void* a = pool.allocate(n);
-  CHECK(reinterpret_cast<uintptr_t>(a) % (size_t(2) << 20) == 0);
-  std::memset(a, 0, n);
-  pool.release(a);
+TEST_CASE("big blocks are aligned to 2 MiB for huge pages, mapped or from the heap") {
+  for (size_t mmap_threshold : {size_t(256) << 10, size_t(-1)}) {
+    INFO(mmap_threshold);
+    MemoryPoolOptions o;
+    o.huge_page_threshold = size_t(1) << 20;
+    o.mmap_threshold = mmap_threshold;
+    MemoryPool pool(o);
+    size_t n = (size_t(5) << 20) + 8;
+    void* a = pool.allocate(n);
+    CHECK(reinterpret_cast<uintptr_t>(a) % (size_t(2) << 20) == 0);
+    std::memset(a, 0, n);
+    pool.release(a);
+    pool.trim();
+    CHECK(pool.stats().os_frees == 1);
+  }
 }
 
 TEST_CASE("a request takes a cached block up to reuse_classes classes larger") {
