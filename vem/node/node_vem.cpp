@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "vem/node/contraction.h"
+#include "vem/node/defer_writes.h"
 #include "vem/node/partition_dot.h"
 
 namespace hassium {
@@ -43,6 +44,7 @@ void NodeVem::execute(const Program& program) {
   auto t0 = std::chrono::steady_clock::now();
   Partition partition = fuse(program, fuser_, cache_.get());
   fuse_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  defer_early_writes(program, partition, kDeferMinBytes);
   std::vector<std::vector<const Base*>> contracted = contracted_bases(program, partition);
   blocks_ += int64_t(partition.blocks.size());
   partition_cost_ += partition.cost;

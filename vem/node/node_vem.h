@@ -17,15 +17,17 @@ namespace hassium {
 // What execute() does with a program:
 //  1. asks the fuser for a partition (configured algorithm and cost model, through the merge
 //     cache when there is one);
-//  2. decides, per block, which bases are contracted (vem/node/contraction.h): those are
+//  2. moves a write that would allocate a base of kDeferMinBytes or more long before its next
+//     use into a block of its own just before that use (vem/node/defer_writes.h);
+//  3. decides, per block, which bases are contracted (vem/node/contraction.h): those are
 //     never allocated, the engine keeps them in registers;
-//  3. runs the blocks in the partition's order. Before a block, every other base it accesses
+//  4. runs the blocks in the partition's order. Before a block, every other base it accesses
 //     that has no data gets a buffer from the memory pool (its first write). A base read before
 //     anything wrote it and without data (a frontend's np.empty, say) gets a zero-filled
 //     buffer; a base whose data the frontend set (external memory) is used as is. The block's
 //     compute instructions go to the engine as one KernelBlock (FREE and SYNC stripped); then
 //     its SYNCs mark their bases synced and its FREEs drop their buffers (back to the pool).
-//  4. lets go of a base FREEd in the program right after the last block (in partition order)
+//  5. lets go of a base FREEd in the program right after the last block (in partition order)
 //     that accesses it, not when the block holding its FREE runs (often far later: a flush is
 //     ~1000 instructions), so the pool hands that buffer to the next temporary. A base FREEd
 //     and not accessed in the program is let go before the first block.
@@ -39,6 +41,8 @@ public:
   // written there as a Graphviz picture (PartitionDotWriter, vem/node/partition_dot.h).
   NodeVem(std::unique_ptr<Engine> engine, FuserOptions fuser, std::unique_ptr<MergeCache> cache,
           MemoryPoolOptions memory = {}, std::string dot_dir = {});
+
+  static constexpr int64_t kDeferMinBytes = int64_t(1) << 20; // see step 2 above
 
   std::string_view name() const override { return "node"; }
   void execute(const Program& program) override;

@@ -271,6 +271,35 @@ FREE C
   CHECK(s.allocations == 3);
 }
 
+TEST_CASE("a small write into a big base far ahead of its use is deferred: the base reuses") {
+  // singleton: P's row write is block 1, P's next use block 6. Deferred to just before block 6,
+  // P's allocation comes after Q's last use and takes Q's buffer.
+  Fixture f("singleton");
+  Program p = parse_program(R"(
+.base S float64 4
+.base P float64 131072
+.base Q float64 131072
+.base R float64 131072
+IDENTITY S, 1.5
+IDENTITY P{0;4;1}, S
+FREE S
+IDENTITY Q, 2
+ADD R, Q, 1
+FREE Q
+IDENTITY P{4;131068;1}, R{0;131068;1}
+FREE R
+SYNC P
+)");
+  f.vem->execute(p);
+  size_t cls = MemoryPool::size_class(size_t(1) << 20);
+  auto s = f.vem->pool().stats();
+  CHECK(s.peak_bytes_in_use == 2 * cls + 64); // S, Q, R; then S, R, P (not S, P, Q, R)
+  CHECK(s.reuses == 1);
+  CHECK(p.find_base("P")->synced);
+  REQUIRE(f.seen.size() == 5); // every compute instruction still ran once, in a legal order
+  CHECK(f.seen[3].instrs == std::vector<size_t>{1});
+}
+
 TEST_CASE("the merge cache answers a repeated program") {
   Fixture f("greedy", true);
   for (int k = 0; k < 3; ++k) {
