@@ -1,5 +1,5 @@
 // The C++ frontend's link to the Runtime: base names, FREE at the last reference, recording
-// with a flush threshold, sync, and the stack installed on first use.
+// with loop-aligned flushes past the threshold, sync, and the stack installed on first use.
 #include "bridge/cxx/session.h"
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "core/flush_policy.h"
 #include "core/runtime.h"
 #include "hassium/settings.h"
 #include "vem/stack.h"
@@ -24,6 +25,17 @@ std::atomic<int64_t> g_threshold{-1};
 // Python frontend, Runtime::install) are not counted: the bases then merely look dirty.
 std::atomic<int64_t> g_epoch{0};
 
+// Where the pending program is cut (core/flush_policy.h), with [cxx] align_flushes read once.
+struct Policy {
+  std::mutex mutex;
+  FlushPolicy policy;
+  Policy() { policy.set_align(Config::global()->get_bool("cxx", "align_flushes")); }
+};
+Policy& policy() {
+  static Policy* p = new Policy; // never destroyed: base_refs may die during static destruction
+  return *p;
+}
+
 // The process's Runtime, with an execution stack: the one the configuration names, unless a
 // frontend (the Python module, a test) installed one first.
 Runtime& runtime() {
@@ -37,6 +49,10 @@ Runtime& runtime() {
 // Flushes (with a SYNC of `base` first when given) and starts a new epoch.
 void run_pending(const BasePtr& base) {
   int64_t epoch = g_epoch;
+  {
+    std::lock_guard lock(policy().mutex);
+    policy().policy.flushed_elsewhere();
+  }
   if (base)
     runtime().sync(base);
   else
@@ -61,7 +77,11 @@ namespace detail {
 base_ref::~base_ref() {
   if (!used) return;
   try {
-    Runtime::instance().record(Instruction(Opcode::FREE, {View::whole(base)}));
+    Instruction free(Opcode::FREE, {View::whole(base)});
+    const uint64_t sig = FlushPolicy::signature(free);
+    Runtime::instance().record(std::move(free));
+    std::lock_guard lock(policy().mutex);
+    policy().policy.note(sig);
   } catch (...) {
     // A destructor must not throw; an unrecorded FREE only keeps the memory until exit.
   }
@@ -104,8 +124,19 @@ instr& instr::in(const Scalar& s) {
 
 void record(instr&& i) {
   Runtime& rt = runtime();
-  rt.record(i.take());
-  if (int64_t(rt.pending_size()) > flush_threshold()) run_pending(nullptr);
+  Instruction ins = i.take();
+  const uint64_t sig = FlushPolicy::signature(ins);
+  const int64_t threshold = flush_threshold();
+  rt.record(std::move(ins));
+  FlushPolicy::Cut cut;
+  {
+    std::lock_guard lock(policy().mutex);
+    cut = policy().policy.decide(sig, int64_t(rt.pending_size()), threshold);
+  }
+  if (cut == FlushPolicy::Cut::NONE) return;
+  const int64_t epoch = g_epoch;
+  rt.flush();
+  g_epoch = epoch + 1;
 }
 
 node make(DType t, const shape_type& shape) {

@@ -42,8 +42,9 @@ private:
   Instruction ins_;
 };
 
-// Appends to the Runtime's pending program (installing the stack on first use); flushes when
-// more than the flush threshold are pending.
+// Appends to the Runtime's pending program (installing the stack on first use); flushes once
+// more than the flush threshold are pending, at the loop phase of the previous flush when
+// [cxx] align_flushes is on (core/flush_policy.h: at most twice the threshold).
 void record(instr&& i);
 
 // The constant as dtype t. An integer constant must fit an integer t (NumPy raises

@@ -89,6 +89,14 @@ void bind_functions(py::module_& m) {
   m.def("pending", &pending_count, "Instructions recorded since the last flush.");
   m.def("set_flush_threshold", &set_flush_threshold);
   m.def("flush_threshold", &flush_threshold);
+  m.def("set_align_flushes", &set_align_flushes);
+  m.def("align_flushes", &align_flushes);
+  m.def("flush_policy_stats", [] {
+    FlushPolicy::Stats s = flush_policy_stats();
+    return pybind11::dict(pybind11::arg("first") = s.first, pybind11::arg("aligned") = s.aligned,
+                          pybind11::arg("forced") = s.forced,
+                          pybind11::arg("reanchored") = s.reanchored);
+  });
   m.def("_set_shutting_down", &set_shutting_down);
   m.def(
       "config_value",

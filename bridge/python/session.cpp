@@ -1,17 +1,23 @@
-// The Python frontend's link to the Runtime: base names, recording with a flush threshold, FREE.
+// The Python frontend's link to the Runtime: base names, recording with loop-aligned flushes, FREE.
 #include "bridge/python/session.h"
 
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "core/config.h"
 #include "core/error.h"
+#include "core/flush_policy.h"
 #include "core/runtime.h"
 
 namespace hassium::python {
 
 namespace {
 int64_t g_threshold = 1000;
+// Where the pending program is cut (core/flush_policy.h); [python] align_flushes read at the
+// first record unless set_align_flushes() came first. The GIL serializes its use.
+FlushPolicy g_policy;
+int g_align = -1; // -1 = not read yet
 int64_t g_next_name = 0;
 bool g_shutting_down = false;
 // The base whose sync failed last (its values are unspecified) and the error: reading it again
@@ -24,7 +30,10 @@ std::string g_failed_message;
 BaseOwner::~BaseOwner() {
   if (g_shutting_down || !base) return;
   try {
-    Runtime::instance().record(Instruction(Opcode::FREE, {View::whole(base)}));
+    Instruction free(Opcode::FREE, {View::whole(base)});
+    const uint64_t sig = FlushPolicy::signature(free);
+    Runtime::instance().record(std::move(free));
+    g_policy.note(sig);
   } catch (...) {
     // A destructor must not throw; a FREE that cannot be recorded only leaks until exit.
   }
@@ -37,15 +46,21 @@ OwnerPtr new_base(DType t, int64_t nelem) {
 
 void record(Opcode op, std::vector<Operand> operands) {
   Runtime& rt = Runtime::instance();
-  rt.record(Instruction(op, std::move(operands)));
-  if (int64_t(rt.pending_size()) > g_threshold) rt.flush();
+  Instruction ins(op, std::move(operands));
+  const uint64_t sig = FlushPolicy::signature(ins);
+  rt.record(std::move(ins));
+  if (g_align < 0) set_align_flushes(Config::global()->get_bool("python", "align_flushes"));
+  if (g_policy.decide(sig, int64_t(rt.pending_size()), g_threshold) != FlushPolicy::Cut::NONE)
+    rt.flush();
 }
 
 void flush() {
+  g_policy.flushed_elsewhere();
   Runtime::instance().flush();
 }
 
 void sync(const BasePtr& base) {
+  g_policy.flushed_elsewhere();
   try {
     Runtime::instance().sync(base);
   } catch (const UserError& e) {
@@ -72,6 +87,17 @@ void set_flush_threshold(int64_t n) {
 }
 int64_t flush_threshold() {
   return g_threshold;
+}
+void set_align_flushes(bool on) {
+  g_align = on;
+  g_policy.set_align(on);
+}
+bool align_flushes() {
+  if (g_align < 0) set_align_flushes(Config::global()->get_bool("python", "align_flushes"));
+  return g_align > 0;
+}
+FlushPolicy::Stats flush_policy_stats() {
+  return g_policy.stats();
 }
 void set_shutting_down() {
   g_shutting_down = true;

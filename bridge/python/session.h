@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/flush_policy.h"
 #include "core/instruction.h"
 
 namespace hassium::python {
@@ -21,8 +22,9 @@ using OwnerPtr = std::shared_ptr<BaseOwner>;
 
 // A fresh base (unique name, no memory until the runtime writes it).
 OwnerPtr new_base(DType t, int64_t nelem);
-// Appends an instruction to the pending program; flushes when more than the threshold
-// ([python] flush_threshold) are pending.
+// Appends an instruction to the pending program; flushes once more than the threshold
+// ([python] flush_threshold) are pending, at the loop phase of the previous flush when
+// [python] align_flushes is on (core/flush_policy.h: at most twice the threshold).
 void record(Opcode op, std::vector<Operand> operands);
 // Runs everything pending.
 void flush();
@@ -37,6 +39,11 @@ void sync_for_read(const BasePtr& base);
 size_t pending_count();
 void set_flush_threshold(int64_t n);
 int64_t flush_threshold();
+// Cut at the previous flush's loop phase (true) or right at the threshold (false).
+void set_align_flushes(bool on);
+bool align_flushes();
+// The cuts the policy made so far, by kind.
+FlushPolicy::Stats flush_policy_stats();
 // Set when the interpreter shuts down: owners stop recording FREEs.
 void set_shutting_down();
 

@@ -60,7 +60,7 @@ def test_flush_points_and_threshold():
         x = hassium.zeros(5)
         for _ in range(30):
             x += 1
-            assert _hassium.pending() <= 11
+            assert _hassium.pending() <= 21  # aligned flushes: at most twice the threshold
         assert_same(x, np.full(5, 30.0))
     finally:
         _hassium.set_flush_threshold(old)

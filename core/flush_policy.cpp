@@ -1,0 +1,116 @@
+// FlushPolicy: instruction signatures, the rolling phase window and the loop-aligned cut rule.
+#include "core/flush_policy.h"
+
+#include <variant>
+
+namespace hassium {
+
+namespace {
+
+// A 64-bit finalizer (the splitmix64 constants): every input bit affects every output bit.
+uint64_t mix(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+
+uint64_t stride_class(int64_t s) {
+  return s == 0 ? 0 : s == 1 ? 1 : 2;
+}
+
+constexpr uint64_t power(uint64_t b, size_t n) {
+  uint64_t r = 1;
+  for (size_t i = 0; i < n; ++i) r *= b;
+  return r;
+}
+
+} // namespace
+
+uint64_t FlushPolicy::signature(const Instruction& ins) {
+  // Operand words folded by a multiply-add, one finalizer at the end: a few ns per instruction.
+  uint64_t h = uint64_t(ins.op) + 1;
+  for (const Operand& opnd : ins.operands) {
+    uint64_t s;
+    if (const View* v = std::get_if<View>(&opnd)) {
+      s = 1 | uint64_t(v->base->dtype) << 8 | uint64_t(v->stride.size()) << 16;
+      uint64_t classes = 0;
+      for (int64_t st : v->stride) classes = classes * 3 + stride_class(st);
+      s ^= classes << 24;
+    } else {
+      s = 2 | uint64_t(std::get<Scalar>(opnd).dtype) << 8;
+    }
+    h = h * 0x9e3779b97f4a7c15ULL + s;
+  }
+  return mix(h);
+}
+
+void FlushPolicy::push(uint64_t sig) {
+  static_assert((kWindow & (kWindow - 1)) == 0, "kWindow must be a power of two");
+  constexpr uint64_t kBasePow = power(kBase, kWindow);
+  window_ = window_ * kBase + sig - ring_[pos_] * kBasePow;
+  ring_[pos_] = sig;
+  pos_ = (pos_ + 1) & (kWindow - 1);
+}
+
+void FlushPolicy::flushed_elsewhere() {
+  seen_ = false;
+  after_forced_ = false;
+  last_pending_ = 0;
+}
+
+FlushPolicy::Cut FlushPolicy::decide(uint64_t sig, int64_t pending, int64_t threshold) {
+  push(sig);
+  if (!align_) return pending > threshold ? cut(Cut::FIRST) : Cut::NONE;
+  // The pending program shrank without a flush of ours: someone else flushed.
+  if (pending <= last_pending_) flushed_elsewhere();
+  last_pending_ = pending;
+  const bool at_anchor = has_anchor_ && window_ == anchor_;
+  if (at_anchor) seen_ = true;
+  if (!has_anchor_) return pending > threshold ? cut(Cut::FIRST) : Cut::NONE;
+  if (at_anchor && (pending > threshold || after_forced_)) return cut(Cut::ALIGNED);
+  if (pending > kLimitFactor * threshold) return cut(Cut::FORCED);
+  return Cut::NONE;
+}
+
+FlushPolicy::Cut FlushPolicy::cut(Cut kind) {
+  switch (kind) {
+  case Cut::FIRST:
+    ++stats_.first;
+    if (align_) {
+      has_anchor_ = true;
+      anchor_ = window_;
+    }
+    after_forced_ = false;
+    stale_ = 0;
+    break;
+  case Cut::ALIGNED:
+    ++stats_.aligned;
+    after_forced_ = false;
+    stale_ = 0;
+    break;
+  case Cut::FORCED:
+    ++stats_.forced;
+    if (seen_) {
+      stale_ = 0;
+      after_forced_ = true;
+    } else if (++stale_ >= kStaleForced) {
+      ++stats_.reanchored;
+      anchor_ = window_;
+      stale_ = 0;
+      after_forced_ = false;
+    } else {
+      after_forced_ = true;
+    }
+    break;
+  case Cut::NONE:
+    break;
+  }
+  seen_ = false;
+  last_pending_ = 0;
+  return kind;
+}
+
+} // namespace hassium

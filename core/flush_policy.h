@@ -1,0 +1,89 @@
+// FlushPolicy: when a frontend flushes its pending program so that loop iterations end up in
+// identical flushed programs (the merge cache and the kernel cache then hit).
+//
+// A loop body records the same instruction sequence every iteration, but a cut after every
+// `threshold` instructions falls at a different phase of the loop each time, so consecutive
+// programs differ. The policy cuts at the same phase instead:
+//
+//   signature  per recorded instruction, a 64-bit hash of the opcode and, per operand, the
+//              dtype, ndim and the class of each stride (0, 1 or other) of a view, or the
+//              dtype of a constant. Not base identity, extents, offsets or constant values:
+//              two iterations' instructions compare equal even when the arrays are fresh
+//              temporaries or the extents shrink from one iteration to the next (Gaussian
+//              elimination), so the cuts stay aligned with the iterations.
+//   window     a polynomial rolling hash of the last kWindow (32) signatures, O(1) per
+//              instruction, no allocation.
+//   anchor     the window at the last cut: the phase the policy cuts at.
+//
+// Rule, checked after each instruction the frontend may flush after (`pending` counted with it):
+//   1. no anchor yet:                 cut when pending > threshold, and anchor there;
+//   2. window == anchor and pending > threshold (or the previous cut was forced): cut;
+//   3. pending > limit (2 x threshold):  forced cut.
+// In steady state a loop of period p <= threshold is cut every ceil((threshold+1)/p)
+// iterations at the anchor's phase; p <= limit gives one iteration per flush. A longer body is
+// cut into the same pieces every iteration (forced cuts, then the anchor right after). When
+// the anchor was not seen in kStaleForced (2) forced programs in a row (the loop ended, or it
+// was set in code that never repeats) the window at the forced cut becomes the anchor. A
+// stream that never repeats is flushed every limit + 1 instructions.
+//
+// Instructions the frontend records where it must not flush (FREE from a destructor) join the
+// window through note(). With `align` off the policy is the plain threshold rule.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "core/instruction.h"
+
+namespace hassium {
+
+class FlushPolicy {
+public:
+  static constexpr size_t kWindow = 32;      // signatures in the phase window (a power of two)
+  static constexpr int64_t kLimitFactor = 2; // limit = kLimitFactor x threshold
+  static constexpr int kStaleForced = 2;     // forced programs without the anchor before re-anchor
+
+  enum class Cut { NONE, FIRST, ALIGNED, FORCED };
+  struct Stats {
+    int64_t first = 0;   // cuts by rule 1 (and the plain threshold rule when align is off)
+    int64_t aligned = 0; // cuts at the anchor
+    int64_t forced = 0;  // cuts at the limit
+    int64_t reanchored = 0;
+  };
+
+  // The instruction's signature (see above). Cheap: no allocation.
+  static uint64_t signature(const Instruction& ins);
+
+  // An instruction recorded where the frontend must not flush: it joins the window only.
+  void note(uint64_t sig) { push(sig); }
+  // An instruction the frontend may flush after; `pending` counts the pending program with it.
+  // Returns the kind of cut, NONE = do not flush now. The frontend flushes on any other answer.
+  Cut decide(uint64_t sig, int64_t pending, int64_t threshold);
+  // The frontend flushed for another reason (a sync, an explicit flush): a new program starts.
+  void flushed_elsewhere();
+
+  void set_align(bool on) { align_ = on; }
+  bool align() const { return align_; }
+  const Stats& stats() const { return stats_; }
+
+private:
+  void push(uint64_t sig);
+  Cut cut(Cut kind);
+
+  static constexpr uint64_t kBase = 0x100000001b3ULL; // odd multiplier of the rolling hash
+  std::array<uint64_t, kWindow> ring_{};
+  size_t pos_ = 0;        // ring_[pos_] is the oldest signature in the window
+  uint64_t window_ = 0;   // sum of ring signatures times kBase^(age), oldest highest
+  uint64_t base_pow_ = 0; // kBase^kWindow, to remove the oldest (set on first push)
+  bool has_anchor_ = false;
+  uint64_t anchor_ = 0;
+  bool seen_ = false;         // the anchor recurred in the current program
+  bool after_forced_ = false; // the current program started at a forced cut
+  int stale_ = 0;             // forced programs in a row without the anchor
+  int64_t last_pending_ = 0;
+  bool align_ = true;
+  Stats stats_;
+};
+
+} // namespace hassium
