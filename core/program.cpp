@@ -1,7 +1,7 @@
 // Program helpers: base lookup and collection.
 #include "core/program.h"
 
-#include <unordered_set>
+#include "core/pointer_index.h"
 
 namespace hassium {
 
@@ -12,12 +12,16 @@ BasePtr Program::find_base(std::string_view name) const {
 }
 
 void Program::collect_bases() {
-  std::unordered_set<const Base*> seen;
+  thread_local PointerIndex seen; // reused: a flush calls this once per filter
+  seen.reset(bases.size() + instrs.size());
   for (const auto& b : bases) seen.insert(b.get());
+  bool fresh;
   for (const auto& ins : instrs)
     for (const auto& opnd : ins.operands)
-      if (auto* v = std::get_if<View>(&opnd))
-        if (seen.insert(v->base.get()).second) bases.push_back(v->base);
+      if (auto* v = std::get_if<View>(&opnd)) {
+        seen.insert(v->base.get(), fresh);
+        if (fresh) bases.push_back(v->base);
+      }
 }
 
 } // namespace hassium

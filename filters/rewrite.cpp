@@ -31,10 +31,17 @@ void rename_base(Instruction& ins, const Base* from, const BasePtr& to) {
 }
 
 TemporaryMaker::TemporaryMaker(const Program& p, std::string_view prefix) : prefix_(prefix) {
-  for (const auto& b : p.bases) names_.insert(b->name);
+  // Only names starting with `_<prefix>` can collide with a temporary's: the others are not
+  // stored (a flush runs every filter, and most programs have no such name at all).
+  auto note = [&](const std::string& name) {
+    if (name.size() > prefix_.size() && name[0] == '_' &&
+        name.compare(1, prefix_.size(), prefix_) == 0)
+      names_.insert(name);
+  };
+  for (const auto& b : p.bases) note(b->name);
   for (const auto& ins : p.instrs)
     for (size_t i = 0; i < ins.operands.size(); ++i)
-      if (ins.is_view(i)) names_.insert(ins.view(i).base->name);
+      if (ins.is_view(i)) note(ins.view(i).base->name);
 }
 
 BasePtr TemporaryMaker::make(Program& p, DType dtype, int64_t nelem) {

@@ -10,6 +10,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "core/pointer_index.h"
+
 namespace hassium {
 
 namespace {
@@ -91,61 +93,6 @@ std::unique_ptr<MergeCache> MergeCache::from_config(const Config& config) {
 
 namespace {
 
-// Base -> id in order of first appearance: open addressing on the pointer, cleared by bumping a
-// generation, so a key costs no allocation once the table has grown to the program's size.
-class BaseIds {
-public:
-  void reset(size_t expected) {
-    size_t cap = 64;
-    while (cap < 2 * expected) cap *= 2;
-    if (cap > slots_.size()) slots_.assign(cap, Slot{});
-    ++generation_;
-    count_ = 0;
-  }
-  // The id of b; `fresh` when b was not seen before.
-  uint32_t id(const Base* b, bool& fresh) {
-    if (2 * (count_ + 1) > slots_.size()) grow(); // keep the load under one half
-    const size_t mask = slots_.size() - 1;
-    for (size_t i = home(b) & mask;; i = (i + 1) & mask) {
-      Slot& s = slots_[i];
-      if (s.generation != generation_) {
-        s = {b, generation_, count_++};
-        fresh = true;
-        return s.id;
-      }
-      if (s.base == b) {
-        fresh = false;
-        return s.id;
-      }
-    }
-  }
-
-private:
-  struct Slot {
-    const Base* base = nullptr;
-    uint64_t generation = 0;
-    uint32_t id = 0;
-  };
-  static size_t home(const Base* b) {
-    return size_t((reinterpret_cast<uintptr_t>(b) >> 4) * 0x9e3779b97f4a7c15ULL >> 20);
-  }
-  void grow() {
-    std::vector<Slot> old;
-    old.swap(slots_);
-    slots_.assign(old.size() * 2, Slot{});
-    const size_t mask = slots_.size() - 1;
-    for (const Slot& s : old)
-      if (s.generation == generation_) {
-        size_t i = home(s.base) & mask;
-        while (slots_[i].generation == generation_) i = (i + 1) & mask;
-        slots_[i] = s;
-      }
-  }
-  std::vector<Slot> slots_;
-  uint64_t generation_ = 0;
-  uint32_t count_ = 0;
-};
-
 // Appends raw bytes; the caller reserved room (an upper bound) beforehand.
 class KeyWriter {
 public:
@@ -185,7 +132,7 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   k.text(options.cost_model);
   k.put<int64_t>(options.algorithm == "optimal" ? options.optimal_budget : 0);
   k.put<uint32_t>(uint32_t(program.instrs.size()));
-  thread_local BaseIds ids;
+  thread_local PointerIndex ids; // base -> id in order of first appearance
   ids.reset(program.bases.size());
   for (const Instruction& ins : program.instrs) {
     k.put<uint16_t>(uint16_t(ins.op));
@@ -194,7 +141,7 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
       if (const View* v = std::get_if<View>(&opnd)) {
         bool fresh;
         k.put<uint8_t>('V');
-        k.put<uint32_t>(ids.id(v->base.get(), fresh));
+        k.put<uint32_t>(ids.insert(v->base.get(), fresh));
         if (fresh) {
           k.put<uint8_t>(uint8_t(v->base->dtype));
           k.put<uint8_t>(v->base->data != nullptr || v->base->external_owner != nullptr);

@@ -8,6 +8,8 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "core/pointer_index.h"
+#include "ve/cpu/view_index.h"
 
 namespace hassium::cpu {
 
@@ -125,27 +127,42 @@ struct Builder {
   Dims position; // row-major position strides
   bool needs_position = false;
 
-  Builder(const KernelBlock& b, KernelPlan& out) : block(b), plan(out) {
+  // Identical views (same role) -> their array; the contracted bases. Per thread, reused.
+  ViewIndex& arrays_by_view;
+  PointerIndex& contracted;
+
+  static ViewIndex& view_index() {
+    thread_local ViewIndex index;
+    return index;
+  }
+  static PointerIndex& pointer_index() {
+    thread_local PointerIndex index;
+    return index;
+  }
+
+  Builder(const KernelBlock& b, KernelPlan& out)
+      : block(b), plan(out), arrays_by_view(view_index()), contracted(pointer_index()) {
     const size_t n = b.instrs.size();
     plan.arrays.reserve(3 * n);
     plan.instrs.reserve(n);
     plan.constants.reserve(n);
     plan.params.reserve(16 + 12 * n);
     plan.ptrs.reserve(3 * n);
+    arrays_by_view.reset(3 * n);
+    contracted.reset(b.contracted.size());
+    for (const Base* base : b.contracted) contracted.insert(base);
   }
 
-  bool is_contracted(const Base* base) const {
-    return std::find(block.contracted.begin(), block.contracted.end(), base) !=
-           block.contracted.end();
-  }
+  bool is_contracted(const Base* base) const { return contracted.contains(base); }
 
+  // The array of view v in this role (the first identical view's), added when new.
   int add_array(const View& v, ArrayRole role, bool write) {
-    for (size_t i = 0; i < plan.arrays.size(); ++i) {
-      PlanArray& a = plan.arrays[i];
-      if (a.role == role && a.view->identical(v)) {
-        (write ? a.written : a.read) = true;
-        return int(i);
-      }
+    const int next = int(plan.arrays.size());
+    const int i = arrays_by_view.find_or_insert(v, int(role), next);
+    if (i != next) {
+      PlanArray& a = plan.arrays[size_t(i)];
+      (write ? a.written : a.read) = true;
+      return i;
     }
     PlanArray a;
     a.view = &v;

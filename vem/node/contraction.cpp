@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <unordered_map>
 
 #include "core/error.h"
+#include "core/pointer_index.h"
 
 namespace hassium {
 
@@ -48,15 +48,28 @@ std::vector<std::vector<const Base*>> contracted_bases(const Program& program,
       block_of[i] = int(b);
     }
 
-  std::unordered_map<const Base*, BaseUse> uses;
-  std::vector<const Base*> order; // first-use order, for a deterministic result
+  // Base -> its BaseUse (ids in first-use order, so the result is deterministic).
+  thread_local PointerIndex ids;
+  ids.reset(program.bases.size() + program.instrs.size());
+  std::vector<BaseUse> uses;
+  std::vector<const Base*> order;
+  uses.reserve(program.bases.size() + program.instrs.size());
+  order.reserve(uses.capacity());
+  auto use_of = [&](const Base* base) -> BaseUse& {
+    bool fresh;
+    uint32_t id = ids.insert(base, fresh);
+    if (fresh) {
+      uses.emplace_back();
+      order.push_back(base);
+    }
+    return uses[id];
+  };
   auto touch = [&](const View& v, int block, bool write, Family family) {
-    BaseUse& u = uses[v.base.get()];
+    BaseUse& u = use_of(v.base.get());
     if (!u.seen) {
       u.seen = true;
       u.block = block;
       u.written_first = write;
-      order.push_back(v.base.get());
     }
     if (u.block != block) u.one_block = false;
     if (family == Family::SYSTEM) return;
@@ -78,8 +91,8 @@ std::vector<std::vector<const Base*>> contracted_bases(const Program& program,
     Family family = ins.info().family;
     if (ins.is_system()) {
       touch(ins.out(), block, false, family);
-      (ins.op == Opcode::FREE ? uses[ins.out().base.get()].freed
-                              : uses[ins.out().base.get()].synced) = true;
+      BaseUse& u = use_of(ins.out().base.get());
+      (ins.op == Opcode::FREE ? u.freed : u.synced) = true;
       continue;
     }
     for (const View* in : ins.inputs()) touch(*in, block, false, family);
@@ -87,8 +100,9 @@ std::vector<std::vector<const Base*>> contracted_bases(const Program& program,
   }
 
   std::vector<std::vector<const Base*>> result(partition.blocks.size());
-  for (const Base* base : order) {
-    const BaseUse& u = uses[base];
+  for (size_t id = 0; id < order.size(); ++id) {
+    const Base* base = order[id];
+    const BaseUse& u = uses[id];
     bool contract = base->data == nullptr && !base->allocation && u.one_block && u.freed &&
                     !u.synced && u.written_first && u.per_element && u.one_view &&
                     u.view != nullptr && visits_each_element_once(*u.view);
