@@ -53,6 +53,7 @@ void FlushPolicy::push(uint64_t sig) {
   window_ = window_ * kBase + sig - ring_[pos_] * kBasePow;
   ring_[pos_] = sig;
   pos_ = (pos_ + 1) & (kWindow - 1);
+  ++position_;
 }
 
 void FlushPolicy::flushed_elsewhere() {
@@ -68,21 +69,29 @@ FlushPolicy::Cut FlushPolicy::decide(uint64_t sig, int64_t pending, int64_t thre
   if (pending <= last_pending_) flushed_elsewhere();
   last_pending_ = pending;
   const bool at_anchor = has_anchor_ && window_ == anchor_;
-  if (at_anchor) seen_ = true;
+  if (at_anchor) {
+    seen_ = true;
+    period_ = position_ - anchor_position_;
+    anchor_position_ = position_;
+  }
   if (!has_anchor_) return pending > threshold ? cut(Cut::FIRST) : Cut::NONE;
   if (at_anchor && (pending > threshold || after_forced_)) return cut(Cut::ALIGNED);
   if (pending > kLimitFactor * threshold) return cut(Cut::FORCED);
   return Cut::NONE;
 }
 
+void FlushPolicy::set_anchor() {
+  has_anchor_ = true;
+  anchor_ = window_;
+  anchor_position_ = position_;
+  period_ = 0;
+}
+
 FlushPolicy::Cut FlushPolicy::cut(Cut kind) {
   switch (kind) {
   case Cut::FIRST:
     ++stats_.first;
-    if (align_) {
-      has_anchor_ = true;
-      anchor_ = window_;
-    }
+    if (align_) set_anchor();
     after_forced_ = false;
     stale_ = 0;
     break;
@@ -93,12 +102,18 @@ FlushPolicy::Cut FlushPolicy::cut(Cut kind) {
     break;
   case Cut::FORCED:
     ++stats_.forced;
-    if (seen_) {
+    if (period_ > 0 && position_ - anchor_position_ > period_) {
+      // The anchor recurred every period_ instructions and has stopped: that loop is over.
+      ++stats_.reanchored;
+      set_anchor();
+      stale_ = 0;
+      after_forced_ = false;
+    } else if (seen_) {
       stale_ = 0;
       after_forced_ = true;
     } else if (++stale_ >= kStaleForced) {
       ++stats_.reanchored;
-      anchor_ = window_;
+      set_anchor();
       stale_ = 0;
       after_forced_ = false;
     } else {

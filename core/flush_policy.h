@@ -22,9 +22,10 @@
 // In steady state a loop of period p <= threshold is cut every ceil((threshold+1)/p)
 // iterations at the anchor's phase; p <= limit gives one iteration per flush. A longer body is
 // cut into the same pieces every iteration (forced cuts, then the anchor right after). When
-// the anchor was not seen in kStaleForced (2) forced programs in a row (the loop ended, or it
-// was set in code that never repeats) the window at the forced cut becomes the anchor. A
-// stream that never repeats is flushed every limit + 1 instructions.
+// the anchor, having recurred every P instructions, has not for more than P at a forced cut
+// (the loop ended), or was not seen in kStaleForced (2) forced programs in a row (it was set in
+// code that never repeats), the window at the forced cut becomes the anchor. A stream that
+// never repeats is flushed every limit + 1 instructions.
 //
 // Instructions the frontend records where it must not flush (FREE from a destructor) join the
 // window through note(). With `align` off the policy is the plain threshold rule.
@@ -69,18 +70,21 @@ public:
 
 private:
   void push(uint64_t sig);
+  void set_anchor();
   Cut cut(Cut kind);
 
   static constexpr uint64_t kBase = 0x100000001b3ULL; // odd multiplier of the rolling hash
   std::array<uint64_t, kWindow> ring_{};
-  size_t pos_ = 0;        // ring_[pos_] is the oldest signature in the window
-  uint64_t window_ = 0;   // sum of ring signatures times kBase^(age), oldest highest
-  uint64_t base_pow_ = 0; // kBase^kWindow, to remove the oldest (set on first push)
+  size_t pos_ = 0;      // ring_[pos_] is the oldest signature in the window
+  uint64_t window_ = 0; // sum of ring signatures times kBase^(age), oldest highest
   bool has_anchor_ = false;
   uint64_t anchor_ = 0;
-  bool seen_ = false;         // the anchor recurred in the current program
-  bool after_forced_ = false; // the current program started at a forced cut
-  int stale_ = 0;             // forced programs in a row without the anchor
+  uint64_t position_ = 0;        // signatures pushed so far
+  uint64_t anchor_position_ = 0; // where the anchor was set or last recurred
+  uint64_t period_ = 0;          // between its last two occurrences; 0 = not recurred yet
+  bool seen_ = false;            // the anchor recurred in the current program
+  bool after_forced_ = false;    // the current program started at a forced cut
+  int stale_ = 0;                // forced programs in a row without the anchor
   int64_t last_pending_ = 0;
   bool align_ = true;
   Stats stats_;

@@ -120,12 +120,16 @@ TEST_CASE("a new loop takes over the anchor", "[flush_policy]") {
   const size_t start = f.position;
   for (int it = 0; it < 300; ++it)
     for (uint64_t i = 0; i < 45; ++i) f.record(77000 + i);
-  // A few forced cuts, then the second loop's programs are whole iterations, all equal.
-  size_t from = first_loop_cuts + 2 * size_t(FlushPolicy::kStaleForced) + 1;
-  REQUIRE(f.programs.size() > from + 3);
-  for (size_t c = from + 1; c < f.programs.size(); ++c) {
-    CHECK((f.cut_at[c] - start) % 45 == (f.cut_at[from] - start) % 45);
-    CHECK(f.programs[c] == f.programs[from + 1]);
+  // The first loop's anchor recurred every iteration and stops: one forced cut re-anchors,
+  // then the second loop's programs are whole iterations, all equal.
+  REQUIRE(f.programs.size() > first_loop_cuts + 4);
+  CHECK(f.kinds[first_loop_cuts] == FlushPolicy::Cut::FORCED);
+  CHECK(f.policy.stats().forced == 1);
+  const size_t from = first_loop_cuts + 1;
+  for (size_t c = from; c < f.programs.size(); ++c) {
+    CHECK(f.kinds[c] == FlushPolicy::Cut::ALIGNED);
+    CHECK((f.cut_at[c] - start) % 45 == (f.cut_at[first_loop_cuts] - start) % 45);
+    if (c > from) CHECK(f.programs[c] == f.programs[from + 1]);
   }
 }
 
