@@ -723,15 +723,10 @@ Array reduce_array(const UfuncDef& u, const Array& a, std::vector<int> axes, DTy
   }
   std::sort(axes.begin(), axes.end());
   std::vector<int> original = axes;
-  if (int(axes.size()) == v.ndim() && v.ndim() > 1) {
-    Dims st;
-    Dims flat{v.size()};
-    if (reshape_strides(v, flat, st)) {
-      v.shape = flat;
-      v.stride = st;
-      axes = {0};
-    }
-  }
+  // Several axes (all of them included) are reduced one at a time, the last first, over the
+  // array's own shape: that first reduction has the loop shape of the instructions that
+  // produced the array, so the fuser can put it in their block and contract the array (a
+  // flattened 1-D reduction could not fuse with a 2-D producer).
   Array cur;
   bool have = false;
   for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
