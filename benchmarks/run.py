@@ -51,7 +51,8 @@ PROGRAMS = HERE / "python"
 # --size per benchmark. tiny: a fraction of a second (the tests); small: the programs' defaults
 # (about a second under NumPy); large: the paper-like sizes of benchmarks/python/README.md
 # (10-60 s under NumPy on the 2-core development machine); large-short: the same arrays with
-# fewer iterations (gauss and lu: order 1500), about a quarter of the work.
+# fewer iterations (gauss and lu: the full order 2500, their arrays are the
+# paper-like ones only at full size), about a quarter of the work.
 SIZES = {
     "black_scholes": {"tiny": "1000*3", "small": "200000*10", "large": "10000000*20",
                    "large-short": "10000000*5"},
@@ -62,9 +63,9 @@ SIZES = {
     "leibnitz_pi": {"tiny": "1000*3", "small": "1000000*10", "large": "50000000*20",
                  "large-short": "50000000*5"},
     "gauss_elimination": {"tiny": "20", "small": "400", "large": "2500",
-                       "large-short": "1500"},
+                       "large-short": "2500"},
     "lu_factorization": {"tiny": "20", "small": "400", "large": "2500",
-                      "large-short": "1500"},
+                      "large-short": "2500"},
     "montecarlo_pi": {"tiny": "1000*3", "small": "1000000*10", "large": "20000000*20",
                    "large-short": "20000000*5"},
     "stencil27": {"tiny": "6*7*8*3", "small": "80*80*80*10", "large": "256*256*256*15",
