@@ -12,7 +12,9 @@ namespace hassium {
 namespace {
 
 constexpr int kMaxPasses = 8;
-constexpr int64_t kBudgetPerEdge = 32; // edges scanned by cycle tests, per dependency edge
+constexpr int64_t kBudgetPerEdge = 32;    // edges scanned by cycle tests, per dependency edge
+constexpr int64_t kSearchLimit = 1 << 14; // edges one cycle test may scan (else: no move)
+constexpr size_t kMaxBlock = 256; // blocks this large neither give nor take (cost is O(size))
 
 class Refiner {
 public:
@@ -81,6 +83,7 @@ private:
   // Moves f (and r, the FREE of f's base, when outside y) into block y if legal and cheaper.
   bool try_move(uint32_t f, uint32_t r, uint32_t y) {
     const uint32_t x = of_[f], z = of_[r];
+    if (blocks_[x].size() > kMaxBlock || blocks_[y].size() > kMaxBlock) return false;
     if (!fusible_with(f, y)) return false; // a FREE fuses with anything
     std::vector<uint32_t> changed{x, y};
     if (z != x && z != y) changed.push_back(z);
@@ -108,6 +111,7 @@ private:
   // No cycle of the block graph passes through a changed block (the others' edges among
   // themselves did not change, and the partition was acyclic before the move).
   bool acyclic(const std::vector<uint32_t>& changed) {
+    int64_t limit = kSearchLimit;
     for (uint32_t c : changed) {
       if (blocks_[c].empty()) continue;
       ++stamp_;
@@ -118,7 +122,7 @@ private:
         stack.pop_back();
         for (uint32_t i : blocks_[b])
           for (uint32_t s : g_.successors(i)) {
-            if (--budget_ <= 0) return false;
+            if (--budget_ <= 0 || --limit <= 0) return false;
             uint32_t n = of_[s];
             if (n == b) continue;
             if (n == c) return false;
