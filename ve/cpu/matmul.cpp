@@ -44,31 +44,39 @@ template <typename T> Matrix as_blas(const View& v, std::vector<T>& copy) {
 
 template <typename T> void gemm(const View& out, const View& a, const View& b) {
   const int64_t m = out.shape[0], n = out.shape[1], k = a.shape[1];
-  std::vector<T> ca, cb, result(size_t(m * n));
+  // BLAS writes straight into the output when it is row-major with unit column stride and
+  // shares no element with an input; otherwise through a temporary of m x n elements.
+  const bool direct = (n == 1 || out.stride[1] == 1) &&
+                      (m == 1 || out.stride[0] >= std::max<int64_t>(n, 1)) && !overlaps(out, a) &&
+                      !overlaps(out, b);
+  std::vector<T> ca, cb, temp(direct ? 0 : size_t(m * n));
+  T* result = direct ? static_cast<T*>(out.base->data) + out.offset : temp.data();
   Matrix A = as_blas<T>(a, ca), B = as_blas<T>(b, cb);
   auto ta = A.transposed ? CblasTrans : CblasNoTrans;
   auto tb = B.transposed ? CblasTrans : CblasNoTrans;
-  const int ldc = int(std::max<int64_t>(n, 1));
+  const int ldc = int(direct && m > 1 ? out.stride[0] : std::max<int64_t>(n, 1));
   if (k == 0) {
-    // an empty sum: zeros
+    if (direct)
+      for (int64_t i = 0; i < m; ++i) std::fill(result + i * ldc, result + i * ldc + n, T(0));
   } else if constexpr (std::is_same_v<T, float>) {
     cblas_sgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), 1.0f,
                 static_cast<const float*>(A.data), int(A.ld), static_cast<const float*>(B.data),
-                int(B.ld), 0.0f, result.data(), ldc);
+                int(B.ld), 0.0f, result, ldc);
   } else if constexpr (std::is_same_v<T, double>) {
     cblas_dgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), 1.0,
                 static_cast<const double*>(A.data), int(A.ld), static_cast<const double*>(B.data),
-                int(B.ld), 0.0, result.data(), ldc);
+                int(B.ld), 0.0, result, ldc);
   } else {
     const T one(1), zero(0);
     if constexpr (std::is_same_v<T, std::complex<float>>)
       cblas_cgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), &one, A.data, int(A.ld), B.data,
-                  int(B.ld), &zero, result.data(), ldc);
+                  int(B.ld), &zero, result, ldc);
     else
       cblas_zgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), &one, A.data, int(A.ld), B.data,
-                  int(B.ld), &zero, result.data(), ldc);
+                  int(B.ld), &zero, result, ldc);
   }
-  // Through a temporary: the output may have any strides and may overlap an input.
+  if (direct) return;
+  // Through the temporary: the output may have any strides and may overlap an input.
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) at<T>(out, i, j) = result[size_t(i * n + j)];
 }
