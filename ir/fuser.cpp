@@ -23,11 +23,19 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
   const AlgorithmEntry& algorithm = find_algorithm(options.algorithm);
   find_cost_model(options.cost_model);
   thread_local std::string key;
+  std::optional<Partition> hit;
   if (cache) {
     MergeCache::write_key(program, options, key);
-    if (auto hit = cache->find(key, program.size())) return std::move(*hit);
+    hit = cache->find(key, program.size());
   }
   FusionContext ctx(program, options.cost_model, options.optimal_budget);
+  if (hit) {
+    // The key leaves out extents and offsets: use the stored blocks only when they are legal
+    // for this program; the cost is this program's (and no longer proven optimal).
+    if (MergeCache::check_partition(ctx.table(), *hit).empty())
+      return ctx.finish(std::move(hit->blocks), hit->algorithm);
+    cache->note_stale();
+  }
   Partition p = algorithm.run(ctx);
   if (cache) cache->insert(key, program.size(), p);
   return p;

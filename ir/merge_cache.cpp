@@ -11,12 +11,13 @@
 #include <xxhash.h>
 
 #include "core/pointer_index.h"
+#include "ir/fusibility.h"
 
 namespace hassium {
 
 namespace {
 
-constexpr char kFileMagic[8] = {'H', 'S', 'F', 'P', '0', '0', '0', '1'};
+constexpr char kFileMagic[8] = {'H', 'S', 'F', 'P', '0', '0', '0', '2'};
 constexpr size_t kMaxFileBytes = size_t(1) << 30;
 
 template <typename T> void put(std::string& s, T x) {
@@ -115,25 +116,65 @@ private:
 
 } // namespace
 
+namespace {
+
+// Hash and equality of views by content (base, offset, shape, stride), and of shapes alone.
+struct ViewContentHash {
+  size_t operator()(const View* v) const {
+    uint64_t h = XXH3_64bits(v->shape.data(), v->shape.size() * sizeof(int64_t));
+    h ^= XXH3_64bits(v->stride.data(), v->stride.size() * sizeof(int64_t)) * 31;
+    return size_t(h ^ (uint64_t(uintptr_t(v->base.get())) * 0x9e3779b97f4a7c15ULL) ^
+                  uint64_t(v->offset) * 0xff51afd7ed558ccdULL);
+  }
+};
+struct ViewContentEq {
+  bool operator()(const View* a, const View* b) const {
+    return a->base == b->base && a->offset == b->offset && a->shape == b->shape &&
+           a->stride == b->stride;
+  }
+};
+struct ShapeHash {
+  size_t operator()(const View* v) const {
+    return size_t(XXH3_64bits(v->shape.data(), v->shape.size() * sizeof(int64_t)));
+  }
+};
+struct ShapeEq {
+  bool operator()(const View* a, const View* b) const { return a->shape == b->shape; }
+};
+
+// Per dimension of a view: extent 1, broadcast (stride 0), reversed (negative stride).
+uint8_t dim_flags(const View& v, size_t d) {
+  return uint8_t((v.shape[d] == 1 ? 1 : 0) | (v.stride[d] == 0 ? 2 : 0) |
+                 (v.stride[d] < 0 ? 4 : 0));
+}
+
+} // namespace
+
 void MergeCache::write_key(const Program& program, const FuserOptions& options, std::string& out) {
   size_t bound = 32 + options.algorithm.size() + options.cost_model.size();
   for (const Instruction& ins : program.instrs) {
     bound += 3;
     for (const Operand& opnd : ins.operands)
       if (const View* v = std::get_if<View>(&opnd))
-        bound += 1 + 4 + 2 + 8 + 1 + 16 * v->shape.size();
+        bound += 1 + 4 + 2 + 4 + 1 + 4 + v->shape.size();
       else
         bound += 2;
   }
   out.resize(bound);
   KeyWriter k(out);
-  k.put<uint32_t>(0x314b5348); // "HSK1"
+  k.put<uint32_t>(0x324b5348); // "HSK2"
   k.text(options.algorithm);
   k.text(options.cost_model);
   k.put<int64_t>(options.algorithm == "optimal" ? options.optimal_budget : 0);
   k.put<uint32_t>(uint32_t(program.instrs.size()));
   thread_local PointerIndex ids; // base -> id in order of first appearance
   ids.reset(program.bases.size());
+  // Identical views share an id and shapes are numbered, both by first appearance: the key
+  // keeps which operands are the same view and which have the same shape, not the numbers.
+  thread_local std::unordered_map<const View*, uint32_t, ViewContentHash, ViewContentEq> views;
+  thread_local std::unordered_map<const View*, uint32_t, ShapeHash, ShapeEq> shapes;
+  views.clear();
+  shapes.clear();
   for (const Instruction& ins : program.instrs) {
     k.put<uint16_t>(uint16_t(ins.op));
     k.put<uint8_t>(uint8_t(ins.operands.size()));
@@ -146,12 +187,12 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
           k.put<uint8_t>(uint8_t(v->base->dtype));
           k.put<uint8_t>(v->base->data != nullptr || v->base->external_owner != nullptr);
         }
-        k.put<int64_t>(v->offset);
+        auto [it, new_view] = views.try_emplace(v, uint32_t(views.size()));
+        k.put<uint32_t>(it->second);
+        if (!new_view) continue; // identical to an earlier operand: all said already
         k.put<uint8_t>(uint8_t(v->shape.size()));
-        for (size_t d = 0; d < v->shape.size(); ++d) {
-          k.put<int64_t>(v->shape[d]);
-          k.put<int64_t>(v->stride[d]);
-        }
+        k.put<uint32_t>(shapes.try_emplace(v, uint32_t(shapes.size())).first->second);
+        for (size_t d = 0; d < v->shape.size(); ++d) k.put<uint8_t>(dim_flags(*v, d));
       } else {
         k.put<uint8_t>('C');
         k.put<uint8_t>(uint8_t(std::get<Scalar>(opnd).dtype));
@@ -159,6 +200,94 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
     }
   }
   out.resize(k.size());
+}
+
+std::string MergeCache::check_partition(const AccessTable& t, const Partition& p) {
+  const size_t n = t.size();
+  constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<uint32_t> of(n, kNone);
+  for (size_t b = 0; b < p.blocks.size(); ++b)
+    for (size_t i : p.blocks[b]) {
+      if (i >= n)
+        return "block " + std::to_string(b + 1) + ": no instruction " + std::to_string(i + 1);
+      if (of[i] != kNone) return "instruction " + std::to_string(i + 1) + " is in two blocks";
+      of[i] = uint32_t(b);
+    }
+  for (size_t i = 0; i < n; ++i)
+    if (of[i] == kNone) return "instruction " + std::to_string(i + 1) + " is in no block";
+
+  // Fusibility per block: rules 1-4 through the aggregated loop class; rule 5 by marking the
+  // views the block accesses (with the instruction, or kNone when several do) and looking for
+  // a written view's overlapping views among them.
+  std::vector<uint32_t> stamp(t.views.size(), kNone), user(t.views.size(), kNone);
+  for (size_t b = 0; b < p.blocks.size(); ++b) {
+    LoopClass c;
+    for (size_t i : p.blocks[b]) {
+      LoopClass ci = LoopClass::of(t, uint32_t(i));
+      if (!c.compatible(ci))
+        return "block " + std::to_string(b + 1) + ": instruction " + std::to_string(i + 1) +
+               " has another loop shape, axis or is not fusible";
+      c = c.merged(ci);
+      for (const Access& a : t.accesses_of(i)) {
+        if (a.view == kNoView) continue;
+        if (stamp[a.view] != b) {
+          stamp[a.view] = uint32_t(b);
+          user[a.view] = uint32_t(i);
+        } else if (user[a.view] != i) {
+          user[a.view] = kNone;
+        }
+      }
+    }
+    for (size_t i : p.blocks[b])
+      for (const Access& a : t.accesses_of(i)) {
+        if (a.mode != AccessMode::WRITE) continue;
+        for (uint32_t u : t.views[a.view].overlaps)
+          if (stamp[u] == b && user[u] != i)
+            return "block " + std::to_string(b + 1) + ": instruction " + std::to_string(i + 1) +
+                   " writes a view that overlaps, without being identical, one another "
+                   "instruction of the block accesses";
+      }
+  }
+
+  // Dependencies: the latest block of the earlier writes / accesses per view, and of the
+  // accesses / FREE-SYNCs per base; an access must not run in an earlier block than those.
+  std::vector<int64_t> last_write(t.views.size(), -1), last_access(t.views.size(), -1);
+  std::vector<int64_t> base_access(t.bases.size(), -1), base_sys(t.bases.size(), -1);
+  for (size_t g = 0; g < n; ++g) {
+    const int64_t B = of[g];
+    auto late = [&](int64_t before) { return before > B; };
+    for (const Access& a : t.accesses_of(g)) {
+      bool bad = late(base_sys[a.base]);
+      if (a.view == kNoView) {
+        bad = bad || late(base_access[a.base]);
+      } else {
+        const bool write = a.mode == AccessMode::WRITE;
+        bad = bad || late(last_write[a.view]) || (write && late(last_access[a.view]));
+        for (uint32_t u : t.views[a.view].overlaps)
+          bad = bad || late(last_write[u]) || (write && late(last_access[u]));
+      }
+      if (bad)
+        return "instruction " + std::to_string(g + 1) + " (block " + std::to_string(B + 1) +
+               ") runs before an earlier instruction it depends on";
+    }
+    for (const Access& a : t.accesses_of(g)) {
+      base_access[a.base] = std::max(base_access[a.base], B);
+      if (a.view == kNoView) {
+        base_sys[a.base] = std::max(base_sys[a.base], B);
+        continue;
+      }
+      last_access[a.view] = std::max(last_access[a.view], B);
+      if (a.mode == AccessMode::WRITE) last_write[a.view] = std::max(last_write[a.view], B);
+    }
+  }
+  return "";
+}
+
+void MergeCache::note_stale() {
+  std::lock_guard lock(mutex_);
+  --stats_.hits;
+  ++stats_.misses;
+  ++stats_.stale;
 }
 
 std::string MergeCache::key(const Program& program, const FuserOptions& options) {

@@ -1,11 +1,16 @@
 // Merge cache (Sec. V-F): partitions of programs seen before, in memory and optionally on disk.
 //
-// The key is the canonical form of a program under fuser options: algorithm, cost model (and
-// the budget for `optimal`), then per instruction the opcode and per operand either a view
-// (base renamed by first appearance, with its dtype and whether it holds data at its first
-// appearance, offset, shape, stride) or a constant's dtype (never its value). Everything the
-// partition depends on is in it, and nothing else, so a loop that records the same
-// instructions on fresh temporaries every iteration hits. Keys are compared in full; their
+// The key is the structure of a program under fuser options: algorithm, cost model (and the
+// budget for `optimal`), then per instruction the opcode and per operand either a view or a
+// constant's dtype (never its value). A view is its base renamed by first appearance (with
+// its dtype and whether it holds data at its first appearance) and its view number (identical
+// views share one, numbered by first appearance); a view's first appearance adds its ndim, its
+// shape number (equal shapes share one) and per dimension whether the extent is 1, the stride
+// 0 (broadcast) or negative. Absolute extents, offsets and strides are not in it, so a loop
+// that records the same instructions on fresh temporaries hits, and so does one whose arrays
+// shrink every iteration (Gauss elimination, LU). Which distinct views overlap is not in the
+// key either: a hit is only used after check_partition() accepts it for the program at hand
+// (fuse() recomputes and replaces the entry otherwise). Keys are compared in full; their
 // 64-bit xxHash (XXH3) only picks the slot.
 //
 // On disk, one file per key (`<hash>.hsfp` in the directory), written to a temporary file
@@ -25,6 +30,7 @@
 #include <unordered_map>
 
 #include "core/config.h"
+#include "ir/access_table.h"
 #include "ir/fuser.h"
 #include "ir/partition.h"
 
@@ -44,6 +50,7 @@ public:
     uint64_t disk_rejected = 0; // files found but corrupt, truncated or for another key
     uint64_t disk_errors = 0;   // files that could not be written
     uint64_t entries = 0;       // in memory now
+    uint64_t stale = 0;         // found, but illegal for the program (counted as misses)
   };
 
   MergeCache();
@@ -55,6 +62,14 @@ public:
   static std::string key(const Program& program, const FuserOptions& options);
   // The same into `out`, reusing its memory (fuse() keeps one per thread).
   static void write_key(const Program& program, const FuserOptions& options, std::string& out);
+
+  // Def. 5 for a partition found under `t`'s program's key: every instruction in exactly one
+  // block, every block fusible (ir/fusibility.h rules 1-5), every dependency between
+  // conflicting accesses (one writes, or a FREE/SYNC, on identical or overlapping views) going
+  // to the same or a later block. Empty when legal, else what is wrong.
+  static std::string check_partition(const AccessTable& t, const Partition& p);
+  // A hit that check_partition() rejected: counted as a miss and in `stale`.
+  void note_stale();
 
   // The partition stored for this key (`size` = the program's instruction count), if any.
   std::optional<Partition> find(std::string_view key, size_t size);

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "fusion_programs.h"
+#include "ir/algorithms.h"
 #include "ir/fuser.h"
 #include "ir/merge_cache.h"
 
@@ -25,6 +26,59 @@ Program iteration(const std::string& prefix, double constant, int64_t offset = 0
   b.op(Opcode::ADD, {P::whole(Y), P::whole(T), P::view(X, 4, 4)});
   b.free(T);
   b.sync(Y);
+  return std::move(b.p);
+}
+
+// The same program with `n` more SYNCs of its last base: another structure, another key.
+Program with_syncs(Program p, int n) {
+  for (int i = 0; i < n; ++i) p.instrs.push_back(p.instrs.back());
+  return p;
+}
+
+View view2(const BasePtr& b, int64_t offset, Dims shape, Dims stride) {
+  View v;
+  v.base = b;
+  v.offset = offset;
+  v.shape = std::move(shape);
+  v.stride = std::move(stride);
+  return v;
+}
+
+// One step of Gauss elimination on an n x n matrix M at pivot k, as the Python frontend
+// records `M[k+1:, k:] -= (M[k+1:, k] / M[k, k])[:, None] * M[k:k+1, k:]`.
+Program gauss_step(const std::string& prefix, int64_t n, int64_t k) {
+  static double storage[16 * 16];
+  ProgramBuilder b;
+  const int64_t r = n - k - 1, c = n - k;
+  auto M = b.base(prefix + "M", n * n), F = b.base(prefix + "F", r),
+       T = b.base(prefix + "T", r * c);
+  M->data = storage;
+  const int64_t below = (k + 1) * n + k, pivot = k * n + k;
+  b.op(Opcode::DIVIDE,
+       {ProgramBuilder::whole(F), view2(M, below, {r}, {n}), view2(M, pivot, {r}, {0})});
+  b.op(Opcode::MULTIPLY,
+       {view2(T, 0, {r, c}, {c, 1}), view2(F, 0, {r, c}, {1, 0}), view2(M, pivot, {r, c}, {0, 1})});
+  b.op(Opcode::SUBTRACT, {view2(M, below, {r, c}, {n, 1}), view2(M, below, {r, c}, {n, 1}),
+                          view2(T, 0, {r, c}, {c, 1})});
+  b.free(T);
+  b.free(F);
+  b.sync(M);
+  return std::move(b.p);
+}
+
+// B[0:4] = A * 2; C = B[s:s+4] + A: with s = 4 the two are fusible, with s = 2 not (B[2:6]
+// overlaps B[0:4] without being identical to it). Same structure, same key.
+Program shifted_read(int64_t s) {
+  static double a[4], bdata[8];
+  ProgramBuilder b;
+  using P = ProgramBuilder;
+  auto A = b.base("A", 4), B = b.base("B", 8), C = b.base("C", 4);
+  A->data = a;
+  B->data = bdata;
+  b.op(Opcode::MULTIPLY, {P::view(B, 0, 4), P::whole(A), P::f64(2)});
+  b.op(Opcode::ADD, {P::whole(C), P::view(B, s, 4), P::whole(A)});
+  b.sync(B);
+  b.sync(C);
   return std::move(b.p);
 }
 
@@ -55,7 +109,10 @@ struct TempDir {
 TEST_CASE("keys rename bases and ignore constant values") {
   FuserOptions o;
   CHECK(MergeCache::key(iteration("a", 1.0), o) == MergeCache::key(iteration("b", 2.5), o));
-  CHECK(MergeCache::key(iteration("a", 1.0), o) != MergeCache::key(iteration("a", 1.0, 1), o));
+  // Offsets are not in the key (which views overlap is checked on a hit instead).
+  CHECK(MergeCache::key(iteration("a", 1.0), o) == MergeCache::key(iteration("a", 1.0, 1), o));
+  CHECK(MergeCache::key(with_syncs(iteration("a", 1.0), 1), o) !=
+        MergeCache::key(iteration("a", 1.0), o));
   // The constant's type is part of the key.
   Program p = iteration("a", 1.0);
   std::get<Scalar>(p.instrs[0].operands[2]) = Scalar::of_float(1.0, DType::FLOAT32);
@@ -104,11 +161,11 @@ TEST_CASE("fuse through the cache: hits answer with the same partition") {
 TEST_CASE("the oldest entries go when the cache is full") {
   MergeCache cache({.max_entries = 2, .dir = ""});
   FuserOptions o;
-  for (int64_t off : {0, 1, 2}) fuse(iteration("a", 1.0, off), o, &cache);
+  for (int n : {0, 1, 2}) fuse(with_syncs(iteration("a", 1.0), n), o, &cache);
   CHECK(cache.stats().entries == 2);
-  fuse(iteration("a", 1.0, 2), o, &cache); // newest: still there
+  fuse(with_syncs(iteration("a", 1.0), 2), o, &cache); // newest: still there
   CHECK(cache.stats().hits == 1);
-  fuse(iteration("a", 1.0, 0), o, &cache); // oldest: gone
+  fuse(iteration("a", 1.0), o, &cache); // oldest: gone
   CHECK(cache.stats().misses == 4);
 }
 
@@ -161,7 +218,8 @@ TEST_CASE("the disk store survives the process and ignores bad files") {
     rewrite("");
   }
   SECTION("another program of the same size under this name") {
-    Program other = iteration("a", 1.0, 3);
+    Program other = iteration("a", 1.0);
+    other.instrs.back().op = Opcode::FREE; // same size, another key
     MergeCache scratch(on_disk(dir.path / "other"));
     fuse(other, o, &scratch);
     auto f = fs::directory_iterator(dir.path / "other")->path();
@@ -185,4 +243,74 @@ TEST_CASE("an unwritable directory leaves the cache in memory") {
   CHECK(cache.stats().disk_errors == 1);
   fuse(iteration("b", 1.0), o, &cache);
   CHECK(cache.stats().hits == 1);
+}
+
+TEST_CASE("programs differing only in extents and offsets share a key and hit legally") {
+  FuserOptions o;
+  Program first = gauss_step("a", 8, 1), second = gauss_step("b", 8, 3),
+          other = gauss_step("c", 12, 2);
+  CHECK(MergeCache::key(first, o) == MergeCache::key(second, o));
+  CHECK(MergeCache::key(first, o) == MergeCache::key(other, o));
+  // A row or column of extent 1 is another structure.
+  CHECK(MergeCache::key(first, o) != MergeCache::key(gauss_step("d", 8, 6), o));
+  MergeCache cache;
+  Partition p1 = fuse(first, o, &cache);
+  for (const Program* p : {&second, &other}) {
+    Partition hit = fuse(*p, o, &cache);
+    CHECK(hit.blocks == p1.blocks);
+    FusionContext ctx(*p, o.cost_model);
+    CHECK(check_partition(ctx.graph(), hit.blocks) == "");
+    CHECK(MergeCache::check_partition(ctx.table(), hit) == "");
+    CHECK(hit.cost == partition_cost(ctx.model(), hit.blocks)); // this program's cost
+  }
+  CHECK(cache.stats().hits == 2);
+  CHECK(cache.stats().misses == 1);
+  CHECK(cache.stats().stale == 0);
+}
+
+TEST_CASE("a stored partition illegal for the program is never returned") {
+  FuserOptions o;
+  Program disjoint = shifted_read(4), overlapping = shifted_read(2);
+  REQUIRE(MergeCache::key(disjoint, o) == MergeCache::key(overlapping, o));
+  MergeCache cache;
+  Partition fused = fuse(disjoint, o, &cache);
+  REQUIRE(fused.blocks.size() < 4); // the two element-wise instructions share a block
+  FusionContext ctx(overlapping, o.cost_model);
+  CHECK(MergeCache::check_partition(ctx.table(), fused) != "");
+  Partition p = fuse(overlapping, o, &cache);
+  CHECK(check_partition(ctx.graph(), p.blocks) == "");
+  CHECK(p.blocks == fuse(overlapping, o, nullptr).blocks);
+  CHECK(cache.stats().stale == 1);
+  CHECK(cache.stats().hits == 0);
+  CHECK(cache.stats().misses == 2);
+  // The entry was replaced: the overlapping program hits now, the disjoint one is re-checked.
+  fuse(overlapping, o, &cache);
+  CHECK(cache.stats().hits == 1);
+}
+
+TEST_CASE("check_partition agrees with the WSP graph's check") {
+  FuserOptions o;
+  for (int64_t s : {2, 4}) {
+    Program p = shifted_read(s);
+    FusionContext ctx(p, o.cost_model);
+    // Every ordered partition of the four instructions into blocks (block of i = label[i]).
+    for (int code = 0; code < 256; ++code) {
+      std::vector<std::vector<size_t>> blocks(4);
+      for (size_t i = 0; i < 4; ++i) blocks[(code >> (2 * i)) & 3].push_back(i);
+      std::erase_if(blocks, [](const auto& b) { return b.empty(); });
+      Partition part;
+      part.blocks = blocks;
+      INFO("s = " << s << ", code = " << code);
+      CHECK(MergeCache::check_partition(ctx.table(), part).empty() ==
+            check_partition(ctx.graph(), blocks).empty());
+    }
+  }
+  // Not every instruction exactly once.
+  Program p = shifted_read(4);
+  FusionContext ctx(p, o.cost_model);
+  Partition part;
+  part.blocks = {{0, 1}, {1, 2, 3}};
+  CHECK(MergeCache::check_partition(ctx.table(), part) != "");
+  part.blocks = {{0, 1}, {2}};
+  CHECK(MergeCache::check_partition(ctx.table(), part) != "");
 }
