@@ -24,9 +24,13 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
   find_cost_model(options.cost_model);
   thread_local std::string key;
   std::optional<Partition> hit;
+  MergeCache::Layout layout{}, stored{};
   if (cache) {
     MergeCache::write_key(program, options, key);
-    hit = cache->find(key, program.size());
+    layout = MergeCache::layout(program);
+    hit = cache->find(key, program.size(), &stored);
+    // The same key and layout: the same program up to base names, blocks and cost as stored.
+    if (hit && stored == layout && layout != MergeCache::Layout{}) return std::move(*hit);
   }
   FusionContext ctx(program, options.cost_model, options.optimal_budget);
   if (hit) {
@@ -37,7 +41,7 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
     cache->note_stale();
   }
   Partition p = algorithm.run(ctx);
-  if (cache) cache->insert(key, program.size(), p);
+  if (cache) cache->insert(key, program.size(), p, layout);
   return p;
 }
 

@@ -296,14 +296,33 @@ std::string MergeCache::key(const Program& program, const FuserOptions& options)
   return k;
 }
 
-std::optional<Partition> MergeCache::find(std::string_view key, size_t size) {
+MergeCache::Layout MergeCache::layout(const Program& program) {
+  thread_local std::vector<int64_t> words;
+  words.clear();
+  for (const Instruction& ins : program.instrs)
+    for (const Operand& opnd : ins.operands)
+      if (const View* v = std::get_if<View>(&opnd)) {
+        words.push_back(v->base->nelem);
+        words.push_back(v->offset);
+        words.insert(words.end(), v->shape.begin(), v->shape.end());
+        words.insert(words.end(), v->stride.begin(), v->stride.end());
+      }
+  XXH128_hash_t h = XXH3_128bits(words.data(), words.size() * sizeof(int64_t));
+  // {0, 0} means unknown; a layout that hashes to it is just never taken as known.
+  return {h.low64, h.high64};
+}
+
+std::optional<Partition> MergeCache::find(std::string_view key, size_t size,
+                                          Layout* stored_layout) {
   const uint64_t h = hash_key(key);
+  if (stored_layout) *stored_layout = {};
   {
     std::lock_guard lock(mutex_);
     auto [lo, hi] = entries_.equal_range(h);
     for (auto it = lo; it != hi; ++it)
       if (it->second.key == key) {
         ++stats_.hits;
+        if (stored_layout) *stored_layout = it->second.layout;
         return it->second.partition;
       }
   }
@@ -312,7 +331,7 @@ std::optional<Partition> MergeCache::find(std::string_view key, size_t size) {
       std::lock_guard lock(mutex_);
       ++stats_.hits;
       ++stats_.disk_hits;
-      remember(key, h, *p);
+      remember(key, h, *p, {});
       return p;
     }
   }
@@ -321,20 +340,22 @@ std::optional<Partition> MergeCache::find(std::string_view key, size_t size) {
   return std::nullopt;
 }
 
-void MergeCache::insert(std::string_view key, size_t size, const Partition& partition) {
+void MergeCache::insert(std::string_view key, size_t size, const Partition& partition,
+                        Layout layout) {
   const uint64_t h = hash_key(key);
   {
     std::lock_guard lock(mutex_);
-    remember(key, h, partition);
+    remember(key, h, partition, layout);
   }
   if (!options_.dir.empty()) write_disk(key, h, size, partition);
 }
 
-void MergeCache::remember(std::string_view key, uint64_t hash, const Partition& p) {
+void MergeCache::remember(std::string_view key, uint64_t hash, const Partition& p, Layout layout) {
   auto [lo, hi] = entries_.equal_range(hash);
   for (auto it = lo; it != hi; ++it)
     if (it->second.key == key) {
       it->second.partition = p;
+      it->second.layout = layout;
       return;
     }
   while (entries_.size() >= options_.max_entries && !age_.empty()) {
@@ -342,7 +363,7 @@ void MergeCache::remember(std::string_view key, uint64_t hash, const Partition& 
     age_.pop_front();
     if (it != entries_.end()) entries_.erase(it);
   }
-  entries_.emplace(hash, Entry{std::string(key), p});
+  entries_.emplace(hash, Entry{std::string(key), p, layout});
   age_.push_back(hash);
   stats_.entries = entries_.size();
 }

@@ -20,6 +20,7 @@
 // Thread-safe.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -68,12 +69,20 @@ public:
   // conflicting accesses (one writes, or a FREE/SYNC, on identical or overlapping views) going
   // to the same or a later block. Empty when legal, else what is wrong.
   static std::string check_partition(const AccessTable& t, const Partition& p);
+  // What the key leaves out: every view's base size, offset, extents and strides, in operand
+  // order, as a
+  // 128-bit XXH3 ({0, 0} = unknown). A stored partition whose program had the same key and the
+  // same layout is the same program up to base names: its blocks and cost hold as they are,
+  // without check_partition() (a loop's repeated flushes take this path).
+  using Layout = std::array<uint64_t, 2>;
+  static Layout layout(const Program& program);
   // A hit that check_partition() rejected: counted as a miss and in `stale`.
   void note_stale();
 
-  // The partition stored for this key (`size` = the program's instruction count), if any.
-  std::optional<Partition> find(std::string_view key, size_t size);
-  void insert(std::string_view key, size_t size, const Partition& partition);
+  // The partition stored for this key (`size` = the program's instruction count), if any;
+  // `stored_layout`, when given, receives the layout it was stored with ({0, 0} from disk).
+  std::optional<Partition> find(std::string_view key, size_t size, Layout* stored_layout = nullptr);
+  void insert(std::string_view key, size_t size, const Partition& partition, Layout layout = {});
   // Drops the in-memory entries (the disk store stays).
   void clear();
   Stats stats() const;
@@ -83,10 +92,11 @@ private:
   struct Entry {
     std::string key;
     Partition partition;
+    Layout layout{}; // of the program the partition was computed or checked for
   };
   std::optional<Partition> read_disk(std::string_view key, uint64_t hash, size_t size);
   void write_disk(std::string_view key, uint64_t hash, size_t size, const Partition& p);
-  void remember(std::string_view key, uint64_t hash, const Partition& p);
+  void remember(std::string_view key, uint64_t hash, const Partition& p, Layout layout);
 
   Options options_;
   mutable std::mutex mutex_;

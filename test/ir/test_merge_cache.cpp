@@ -314,3 +314,28 @@ TEST_CASE("check_partition agrees with the WSP graph's check") {
   part.blocks = {{0, 1}, {2}};
   CHECK(MergeCache::check_partition(ctx.table(), part) != "");
 }
+
+TEST_CASE("a repeat with the stored layout takes the stored partition as it is") {
+  CHECK(MergeCache::layout(iteration("a", 1.0)) == MergeCache::layout(iteration("b", 2.0)));
+  CHECK(MergeCache::layout(iteration("a", 1.0)) != MergeCache::layout(iteration("a", 1.0, 2)));
+  CHECK(MergeCache::layout(iteration("a", 1.0)) != MergeCache::Layout{});
+  FuserOptions o;
+  o.algorithm = "optimal";
+  MergeCache cache;
+  Partition first = fuse(iteration("a", 1.0), o, &cache);
+  REQUIRE(first.proven_optimal);
+  // Same key, same layout: the stored partition, still proven (no re-check, no recomputation).
+  Partition again = fuse(iteration("b", 3.0), o, &cache);
+  CHECK(again.blocks == first.blocks);
+  CHECK(again.cost == first.cost);
+  CHECK(again.proven_optimal);
+  // Same key, another layout: checked and re-costed for this program, so no longer proven.
+  Program shifted = iteration("c", 1.0, 2);
+  REQUIRE(MergeCache::key(shifted, o) == MergeCache::key(iteration("a", 1.0), o));
+  Partition checked = fuse(shifted, o, &cache);
+  CHECK(!checked.proven_optimal);
+  FusionContext ctx(shifted, o.cost_model);
+  CHECK(check_partition(ctx.graph(), checked.blocks) == "");
+  CHECK(cache.stats().hits == 2);
+  CHECK(cache.stats().misses == 1);
+}
