@@ -40,6 +40,8 @@ public:
   // allocated (base->data != null) before the call; outputs are written in place.
   // Throws UserError for bad data (e.g. an out-of-range GATHER index); the engine stays usable.
   virtual void execute(const KernelBlock& block) = 0;
+  // Called by the VEM after the last block of a flush (also after a failed one).
+  virtual void end_flush() {}
   virtual EngineStats stats() const = 0;
 };
 

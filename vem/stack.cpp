@@ -94,6 +94,7 @@ StackOptions StackOptions::from_config(const Config& config) {
   o.cpu.cache = parse_kernel_cache_mode(config.choice("cpu", "kernel_cache"));
   o.cpu.cache_dir = config.get_string("cpu", "cache_dir");
   o.cpu.wait_policy = parse_wait_policy(config.choice("cpu", "wait_policy"));
+  o.cpu.drop_compiler_pages = config.get_bool("cpu", "drop_compiler_pages");
   o.memory.enabled = config.get_bool("memory", "pool");
   o.memory.cap_bytes = size_t(std::max<int64_t>(0, config.get_int("memory", "pool_cap_mb"))) << 20;
   o.memory.huge_pages = config.get_bool("memory", "huge_pages");

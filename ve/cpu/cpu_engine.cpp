@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "ve/cpu/code_pages.h"
 #include "ve/cpu/jit_compiler.h"
 #include "ve/cpu/kernel_plan.h"
 #include "ve/cpu/launcher.h"
@@ -105,6 +106,11 @@ public:
     stats_.execute_seconds += seconds_since(t0) - compile;
   }
 
+  void end_flush() override {
+    if (compiled_since_flush_ && options_.drop_compiler_pages) drop_code_pages();
+    compiled_since_flush_ = false;
+  }
+
   JitCompiler& jit() { return jit_; }
 
 private:
@@ -117,6 +123,7 @@ private:
       }
     }
     CompileResult r = jit_.compile(plan);
+    compiled_since_flush_ = true;
     compile = r.seconds;
     stats_.compile_seconds += r.seconds;
     switch (r.outcome) {
@@ -145,6 +152,7 @@ private:
   std::vector<double> scratch_; // partial results of split reductions
   KernelPlan plan_;             // the last block's plan (its buffers are reused)
   EngineStats stats_;
+  bool compiled_since_flush_ = false; // the JIT ran (compile or load) in this flush
 };
 } // namespace
 } // namespace cpu

@@ -21,6 +21,8 @@ struct CpuOptions {
   // How idle OpenMP threads wait; applied when the first engine of the process loads libgomp,
   // unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set (ve/cpu/openmp.h).
   WaitPolicy wait_policy = WaitPolicy::PASSIVE;
+  // After a flush that compiled or loaded kernels: drop_code_pages() (ve/cpu/code_pages.h).
+  bool drop_compiler_pages = true;
 };
 
 // Parses "none", "memory" or "disk"; throws UserError naming the valid ones otherwise.

@@ -112,8 +112,10 @@ void NodeVem::execute(const Program& program) {
     for (; b < partition.blocks.size(); ++b)
       for (size_t i : partition.blocks[b])
         if (program.instrs[i].op == Opcode::FREE) free_base(*program.instrs[i].out().base);
+    engine_->end_flush();
     throw;
   }
+  engine_->end_flush();
 }
 
 std::vector<std::vector<Base*>> NodeVem::early_releases(const Program& program,

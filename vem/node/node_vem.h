@@ -31,6 +31,8 @@ namespace hassium {
 //     that accesses it, not when the block holding its FREE runs (often far later: a flush is
 //     ~1000 instructions), so the pool hands that buffer to the next temporary. A base FREEd
 //     and not accessed in the program is let go before the first block.
+//  6. tells the engine the flush is over (Engine::end_flush; the CPU engine then drops the
+//     compiler's resident pages if it compiled, ve/cpu/code_pages.h), after an error too.
 // SYNC'd data is visible in base->data when execute() returns (a frontend flushes right after
 // a SYNC, so nothing later in the same program writes the base).
 // Errors: see Backend::execute. After a UserError every FREE of the program is still honored
