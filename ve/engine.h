@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -40,6 +41,16 @@ public:
   // allocated (base->data != null) before the call; outputs are written in place.
   // Throws UserError for bad data (e.g. an out-of-range GATHER index); the engine stays usable.
   virtual void execute(const KernelBlock& block) = 0;
+  // Optional: gets the block's kernel ready (compiled or loaded) before any of the flush's
+  // blocks run, so the compiler's memory is not resident next to the flush's arrays. The
+  // bases need no data yet. Errors are left to execute(), which reports them in order.
+  virtual void prepare(const KernelBlock&) {}
+  // Called by prepare() once per flush, just before its first compile or kernel load (the VEM
+  // gives its cached buffers back to the OS there, so they are not resident next to the
+  // compiler's memory).
+  std::function<void()> before_jit;
+  // Called by the VEM after the prepare() calls of a flush, before its first block runs.
+  virtual void end_prepare() {}
   // Called by the VEM after the last block of a flush (also after a failed one).
   virtual void end_flush() {}
   virtual EngineStats stats() const = 0;

@@ -65,3 +65,38 @@ TEST_CASE("end_flush drops the pages only after a flush that compiled", "[ve][cp
   keeping->end_flush();
   CHECK(run_axpb(*keeping, 300) == 599.0);
 }
+
+TEST_CASE("prepare compiles before the data exists; execute then counts no extra hit",
+          "[ve][cpu]") {
+  CpuOptions o;
+  o.threads = 1;
+  auto engine = make_cpu_engine(o);
+  int jit_calls = 0;
+  engine->before_jit = [&] { ++jit_calls; };
+  const int64_t n = 64;
+  auto x = make_base("x", DType::FLOAT64, n), y = make_base("y", DType::FLOAT64, n); // no data
+  Program p;
+  p.instrs.emplace_back(Opcode::MULTIPLY, std::vector<Operand>{View::whole(y), View::whole(x),
+                                                               Scalar::of_float(4.0)});
+  KernelBlock kb;
+  kb.program = &p;
+  kb.instrs = {0};
+  engine->prepare(kb);
+  engine->prepare(kb); // already there: no second compile, no second before_jit
+  engine->end_prepare();
+  CHECK(jit_calls == 1);
+  CHECK(engine->stats().kernels_compiled == 1);
+  CHECK(engine->stats().memory_cache_hits == 0);
+  auto xd = make_data_base("x", DType::FLOAT64, n), yd = make_data_base("y", DType::FLOAT64, n);
+  for (int64_t i = 0; i < n; ++i) data_of<double>(xd)[i] = double(i);
+  Program q;
+  q.instrs.emplace_back(Opcode::MULTIPLY, std::vector<Operand>{View::whole(yd), View::whole(xd),
+                                                               Scalar::of_float(4.0)});
+  run_all(*engine, q);
+  CHECK(data_of<double>(yd)[n - 1] == 4.0 * double(n - 1));
+  CHECK(engine->stats().memory_cache_hits == 0); // the prepared kernel was counted as compiled
+  engine->end_flush();
+  run_all(*engine, q); // the next flush: an ordinary memory hit
+  CHECK(engine->stats().memory_cache_hits == 1);
+  CHECK(jit_calls == 1);
+}

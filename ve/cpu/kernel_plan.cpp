@@ -126,6 +126,7 @@ struct Builder {
   boost::container::small_vector<Dims, 8> strides;
   Dims position; // row-major position strides
   bool needs_position = false;
+  bool bind_data = true; // false: no pointers (a plan to compile with, not to launch)
 
   // Identical views (same role) -> their array; the contracted bases. Per thread, reused.
   ViewIndex& arrays_by_view;
@@ -379,7 +380,7 @@ struct Builder {
       if (a.contracted) continue;
       a.param = int(P.size());
       char* data = static_cast<char*>(a.view->base->data);
-      HS_INTERNAL_ASSERT(data || a.view->size() == 0)
+      HS_INTERNAL_ASSERT(data || a.view->size() == 0 || !bind_data)
           << "base " << a.view->base->name << " has no data";
       void* ptr = data ? data + a.view->offset * dtype_size(a.dtype) : nullptr;
       switch (a.role) {
@@ -517,7 +518,7 @@ int64_t KernelPlan::total() const {
   return n;
 }
 
-void plan_block(const KernelBlock& block, KernelPlan& plan) {
+void plan_block(const KernelBlock& block, KernelPlan& plan, bool bind_data) {
   // Start from a default plan that keeps the previous one's buffers (their capacity).
   KernelPlan fresh;
   fresh.arrays = std::move(plan.arrays);
@@ -534,6 +535,7 @@ void plan_block(const KernelBlock& block, KernelPlan& plan) {
   fresh.ptrs.clear();
   plan = std::move(fresh);
   Builder b(block, plan);
+  b.bind_data = bind_data;
   b.collect();
   b.loop_strides();
   Dims ext = b.order_and_collapse();

@@ -103,7 +103,9 @@ struct KernelPlan {
 // Builds the plan of a block (every base except the contracted ones has data).
 KernelPlan plan_block(const KernelBlock& block);
 // The same into `plan`, reusing its buffers (the engine plans every block it executes).
-void plan_block(const KernelBlock& block, KernelPlan& plan);
+// With bind_data false the bases need no data and the pointers stay null: a plan to find or
+// compile the kernel with (CpuEngine's prepare), not to launch.
+void plan_block(const KernelBlock& block, KernelPlan& plan, bool bind_data = true);
 
 // Below this many loop iterations a kernel runs on one thread.
 inline constexpr int64_t kParallelMin = int64_t(1) << 15;

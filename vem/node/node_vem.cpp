@@ -19,6 +19,9 @@ NodeVem::NodeVem(std::unique_ptr<Engine> engine, FuserOptions fuser,
       pool_(std::make_shared<MemoryPool>(memory)) {
   HS_INTERNAL_ASSERT(engine_) << "NodeVem needs an engine";
   if (!dot_dir.empty()) dot_ = std::make_unique<PartitionDotWriter>(std::move(dot_dir));
+  // Compiles are rare (new kernels); the pool's cached buffers would be resident next to the
+  // compiler's memory, so they go back to the OS first.
+  engine_->before_jit = [pool = pool_] { pool->trim(); };
 }
 
 void NodeVem::set_profiling(bool on) {
@@ -68,6 +71,18 @@ void NodeVem::execute(const Program& program) {
 
   size_t b = 0;
   try {
+    // Every kernel of the flush first, while none of its arrays is allocated yet.
+    KernelBlock ready;
+    ready.program = &program;
+    for (size_t k = 0; k < partition.blocks.size(); ++k) {
+      ready.instrs.clear();
+      for (size_t i : partition.blocks[k])
+        if (!program.instrs[i].is_system()) ready.instrs.push_back(i);
+      if (ready.instrs.empty()) continue;
+      ready.contracted = contracted[k];
+      engine_->prepare(ready);
+    }
+    engine_->end_prepare();
     for (Base* base : release_after.back()) free_base(*base); // FREEd, never accessed
     for (; b < partition.blocks.size(); ++b) {
       KernelBlock kb;

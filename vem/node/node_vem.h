@@ -21,7 +21,10 @@ namespace hassium {
 //     use into a block of its own just before that use (vem/node/defer_writes.h);
 //  3. decides, per block, which bases are contracted (vem/node/contraction.h): those are
 //     never allocated, the engine keeps them in registers;
-//  4. runs the blocks in the partition's order. Before a block, every other base it accesses
+//  4. asks the engine to prepare every block's kernel (Engine::prepare: compiled before any of
+//     the flush's arrays is allocated, then the compiler's pages can go; before the first
+//     compile of a flush the pool's cached buffers go back to the OS), then
+//     runs the blocks in the partition's order. Before a block, every other base it accesses
 //     that has no data gets a buffer from the memory pool (its first write). A base read before
 //     anything wrote it and without data (a frontend's np.empty, say) gets a zero-filled
 //     buffer; a base whose data the frontend set (external memory) is used as is. The block's
