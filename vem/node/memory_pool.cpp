@@ -32,8 +32,13 @@ size_t MemoryPool::size_class(size_t bytes) {
   return round_up(bytes, top / 4);
 }
 
-void* MemoryPool::os_allocate(size_t size) {
+void* MemoryPool::os_allocate(size_t size, size_t used) {
   bool huge = options_.huge_pages && size >= options_.huge_page_threshold;
+  // Huge pages only over the whole 2 MiB pages of what the request uses: the class's slack
+  // and the request's last partial 2 MiB stay small pages, so the resident set is what is
+  // touched (a 32 MB array in a 33.5 MB class would otherwise be 34 MB resident).
+  size_t advised = used / kHugePage * kHugePage;
+  huge = huge && advised > 0;
   void* p = nullptr;
   if (size >= options_.mmap_threshold) {
     size_t len = round_up(size, kPage);
@@ -47,13 +52,13 @@ void* MemoryPool::os_allocate(size_t size) {
     if (base + span > start + len)
       munmap(reinterpret_cast<void*>(start + len), base + span - (start + len));
     p = reinterpret_cast<void*>(start);
-    if (huge) madvise(p, len, MADV_HUGEPAGE); // advice only: failure changes nothing
+    if (huge) madvise(p, advised, MADV_HUGEPAGE); // advice only: failure changes nothing
   } else { // mmap_threshold above huge_page_threshold: huge blocks from the heap too
     size_t align = huge ? kHugePage : kAlignment;
     size_t len = round_up(size, align); // aligned_alloc wants a multiple
     p = std::aligned_alloc(align, len);
     if (!p) HS_USER_ERROR() << "out of memory allocating " << size << " bytes";
-    if (huge) madvise(p, len, MADV_HUGEPAGE);
+    if (huge) madvise(p, advised, MADV_HUGEPAGE);
   }
   ++stats_.os_allocations;
   return p;
@@ -108,7 +113,7 @@ void* MemoryPool::allocate(size_t bytes) {
       while (!by_age_.empty() && stats_.bytes_in_use + stats_.bytes_cached + cls > bound)
         evict_oldest();
     }
-    p = os_allocate(cls);
+    p = os_allocate(cls, bytes);
     in_use_.emplace(p, cls);
     stats_.bytes_in_use += cls;
   }

@@ -30,7 +30,9 @@ namespace hassium {
 // back at once; glibc would keep them in its heap once its dynamic mmap threshold has grown);
 // smaller ones come from aligned_alloc. Blocks of `huge_page_threshold` bytes or more are
 // 2 MiB aligned and advised as transparent huge pages (one fault per 2 MiB instead of per
-// 4 KiB on first touch). Thread-safe.
+// 4 KiB on first touch), over the whole 2 MiB pages of the request that got them only: the
+// class's slack and the last partial 2 MiB stay small pages, so untouched bytes are never
+// resident. Thread-safe.
 struct MemoryPoolOptions {
   bool enabled = true;                          // false: every release goes back to the OS
   size_t cap_bytes = size_t(4) << 30;           // most bytes kept in free lists
@@ -79,7 +81,9 @@ private:
   };
   void* take_cached(size_t cls); // a cached block for class `cls`, or null; updates stats
   void evict_oldest();           // the least recently freed cached block back to the OS
-  void* os_allocate(size_t size);
+  // `size` bytes (a class size) for a request of `used` bytes (huge pages cover only whole
+  // 2 MiB pages of `used`).
+  void* os_allocate(size_t size, size_t used);
   void os_free(void* p, size_t size) noexcept;
 
   MemoryPoolOptions options_;

@@ -2,7 +2,10 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <string>
 
 #include "vem/node/memory_pool.h"
 
@@ -199,4 +202,41 @@ TEST_CASE("mapped blocks are aligned, writable and go back to the OS at trim") {
   auto s = pool.stats();
   CHECK(s.os_frees == 2);
   CHECK(s.bytes_cached == 0);
+}
+
+namespace {
+// Resident kB of the mappings overlapping [p, p + len) (/proc/self/smaps; madvise may split one
+// mapping in two).
+long resident_kb_of(const void* p, size_t len) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  long kb = 0;
+  auto lo_at = reinterpret_cast<uintptr_t>(p), hi_at = lo_at + len;
+  while (std::getline(smaps, line)) {
+    unsigned long lo = 0, hi = 0;
+    char dash = 0;
+    if (std::sscanf(line.c_str(), "%lx%c%lx ", &lo, &dash, &hi) == 3 && dash == '-')
+      inside = lo < hi_at && hi > lo_at;
+    else if (inside && line.rfind("Rss:", 0) == 0)
+      kb += std::stol(line.substr(4));
+  }
+  return kb;
+}
+} // namespace
+
+TEST_CASE("huge pages cover only whole 2 MiB pages of the request: untouched slack stays out") {
+  MemoryPoolOptions o;
+  MemoryPool pool(o);
+  const size_t bytes = (size_t(5) << 20) + (100 << 10); // class: 6 MiB
+  REQUIRE(MemoryPool::size_class(bytes) >= (size_t(6) << 20));
+  void* p = pool.allocate(bytes);
+  std::memset(p, 1, bytes); // touch exactly what was asked for
+  long kb = resident_kb_of(p, MemoryPool::size_class(bytes));
+  REQUIRE(kb > 0);
+  // Huge pages over the class (6 MiB) would make all of it resident; over the request's
+  // whole 2 MiB pages (4 MiB) plus small pages for the rest, it is the request, to a page.
+  CHECK(size_t(kb) * 1024 <= bytes + 4096);
+  CHECK(size_t(kb) * 1024 >= bytes - 4096);
+  pool.release(p);
 }
