@@ -16,14 +16,18 @@ struct ProgramBuilder {
     p.bases.push_back(b);
     return b;
   }
-  // A 1-D view of `len` elements from `offset` with `stride`.
-  static View view(const BasePtr& b, int64_t offset, int64_t len, int64_t stride = 1) {
+  // A view of `shape` elements from `offset` with `stride` (element strides, 0 = broadcast).
+  static View view(const BasePtr& b, int64_t offset, Dims shape, Dims stride) {
     View v;
     v.base = b;
     v.offset = offset;
-    v.shape = {len};
-    v.stride = {stride};
+    v.shape = std::move(shape);
+    v.stride = std::move(stride);
     return v;
+  }
+  // A 1-D view of `len` elements from `offset` with `stride`.
+  static View view(const BasePtr& b, int64_t offset, int64_t len, int64_t stride = 1) {
+    return view(b, offset, Dims{len}, Dims{stride});
   }
   static View whole(const BasePtr& b) { return View::whole(b); }
   static Scalar f64(double x) { return Scalar::of_float(x); }

@@ -35,15 +35,6 @@ Program with_syncs(Program p, int n) {
   return p;
 }
 
-View view2(const BasePtr& b, int64_t offset, Dims shape, Dims stride) {
-  View v;
-  v.base = b;
-  v.offset = offset;
-  v.shape = std::move(shape);
-  v.stride = std::move(stride);
-  return v;
-}
-
 // One step of Gauss elimination on an n x n matrix M at pivot k, as the Python frontend
 // records `M[k+1:, k:] -= (M[k+1:, k] / M[k, k])[:, None] * M[k:k+1, k:]`.
 Program gauss_step(const std::string& prefix, int64_t n, int64_t k) {
@@ -54,12 +45,14 @@ Program gauss_step(const std::string& prefix, int64_t n, int64_t k) {
        T = b.base(prefix + "T", r * c);
   M->data = storage;
   const int64_t below = (k + 1) * n + k, pivot = k * n + k;
-  b.op(Opcode::DIVIDE,
-       {ProgramBuilder::whole(F), view2(M, below, {r}, {n}), view2(M, pivot, {r}, {0})});
+  b.op(Opcode::DIVIDE, {ProgramBuilder::whole(F), ProgramBuilder::view(M, below, {r}, {n}),
+                        ProgramBuilder::view(M, pivot, {r}, {0})});
   b.op(Opcode::MULTIPLY,
-       {view2(T, 0, {r, c}, {c, 1}), view2(F, 0, {r, c}, {1, 0}), view2(M, pivot, {r, c}, {0, 1})});
-  b.op(Opcode::SUBTRACT, {view2(M, below, {r, c}, {n, 1}), view2(M, below, {r, c}, {n, 1}),
-                          view2(T, 0, {r, c}, {c, 1})});
+       {ProgramBuilder::view(T, 0, {r, c}, {c, 1}), ProgramBuilder::view(F, 0, {r, c}, {1, 0}),
+        ProgramBuilder::view(M, pivot, {r, c}, {0, 1})});
+  b.op(Opcode::SUBTRACT, {ProgramBuilder::view(M, below, {r, c}, {n, 1}),
+                          ProgramBuilder::view(M, below, {r, c}, {n, 1}),
+                          ProgramBuilder::view(T, 0, {r, c}, {c, 1})});
   b.free(T);
   b.free(F);
   b.sync(M);
