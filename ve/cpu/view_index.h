@@ -2,13 +2,14 @@
 //
 // The kernel planner asks it once per operand of a block to merge identical views into one
 // array: a hash of base, offset, shape and stride, open addressing, compared in full with
-// View::identical. reset() is O(1) (a generation bump); no allocation once grown.
+// View::identical. reset() is O(1); no allocation once grown (core/generation_table.h).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "core/generation_table.h"
 #include "core/view.h"
 
 namespace hassium::cpu {
@@ -20,7 +21,7 @@ public:
   // The value stored for a view identical to v with the same tag; else stores `value` for v
   // (which must outlive the index's use until the next reset) and returns it.
   int find_or_insert(const View& v, int tag, int value);
-  size_t size() const { return count_; }
+  size_t size() const { return table_.size(); }
 
   static uint64_t hash(const View& v, int tag);
 
@@ -31,12 +32,10 @@ private:
     uint32_t generation = 0;
     int tag = 0;
     int value = 0;
+    uint64_t home() const { return hash; }
   };
-  void grow();
 
-  std::vector<Slot> slots_;
-  uint32_t generation_ = 0;
-  size_t count_ = 0;
+  GenerationTable<Slot> table_;
 };
 
 } // namespace hassium::cpu
