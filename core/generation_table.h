@@ -1,4 +1,4 @@
-// GenerationTable: the open-addressing slot array behind PointerIndex and cpu::ViewIndex.
+// GenerationTable: the open-addressing slot array behind PointerIndex and ViewIndex.
 //
 // Linear probing over a power-of-two array kept at most half full. A slot is live when its
 // `generation` equals the table's, so reset() empties the table in O(1) (a generation bump)

@@ -19,25 +19,40 @@ FuserOptions FuserOptions::from_config(const Config& config) {
   return o;
 }
 
-Partition fuse(const Program& program, const FuserOptions& options, MergeCache* cache) {
+Partition fuse(const Program& program, const FuserOptions& options, MergeCache* cache,
+               FuseInfo* info) {
   const AlgorithmEntry& algorithm = find_algorithm(options.algorithm);
   find_cost_model(options.cost_model);
   thread_local std::string key;
   std::optional<Partition> hit;
   MergeCache::Layout layout{}, stored{};
+  if (info) *info = FuseInfo{};
   if (cache) {
-    MergeCache::write_key(program, options, key);
-    layout = MergeCache::layout(program);
-    hit = cache->find(key, program.size(), &stored);
+    std::shared_ptr<PartitionAttachment> attachment;
+    MergeCache::write_key(program, options, key, &layout, info ? &info->bases : nullptr);
+    hit = cache->find(key, program.size(), &stored, info ? &attachment : nullptr);
+    if (info) {
+      info->key = key;
+      info->layout = layout;
+    }
     // The same key and layout: the same program up to base names, blocks and cost as stored.
-    if (hit && stored == layout && layout != MergeCache::Layout{}) return std::move(*hit);
+    if (hit && stored == layout && layout != MergeCache::Layout{}) {
+      if (info) {
+        info->exact = true;
+        info->attachment = std::move(attachment);
+      }
+      return std::move(*hit);
+    }
   }
   FusionContext ctx(program, options.cost_model, options.optimal_budget);
   if (hit) {
     // The key leaves out extents and offsets: use the stored blocks only when they are legal
     // for this program; the cost is this program's (and no longer proven optimal).
-    if (MergeCache::check_partition(ctx.table(), *hit).empty())
-      return ctx.finish(std::move(hit->blocks), hit->algorithm);
+    if (MergeCache::check_partition(ctx.table(), *hit).empty()) {
+      Partition p = ctx.finish(std::move(hit->blocks), hit->algorithm);
+      cache->note_checked(key, p, layout);
+      return p;
+    }
     cache->note_stale();
   }
   Partition p = algorithm.run(ctx);

@@ -1,8 +1,11 @@
 // Fuser: the one call a VEM makes per flush, Program -> Partition, through the merge cache.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/config.h"
@@ -12,6 +15,12 @@
 namespace hassium {
 
 class MergeCache;
+
+// What a VEM derived from a merge-cache entry's partition for one layout (its execution plan),
+// kept with the entry (MergeCache::attach) and handed back while the entry is unchanged.
+struct PartitionAttachment {
+  virtual ~PartitionAttachment() = default;
+};
 
 struct FuserOptions {
   std::string algorithm = "greedy";   // a name of algorithm_names()
@@ -23,10 +32,22 @@ struct FuserOptions {
   static FuserOptions from_config(const Config& config);
 };
 
+// What fuse() learned about the program through the merge cache (all empty without one).
+struct FuseInfo {
+  // The cache held this program's key with this layout: the same program up to base names and
+  // constant values as the one its partition (and attachment) was made for.
+  bool exact = false;
+  std::shared_ptr<PartitionAttachment> attachment; // the entry's, when exact
+  std::string_view key;                            // valid until the thread's next fuse()
+  std::array<uint64_t, 2> layout{};                // MergeCache::layout(program)
+  std::vector<Base*> bases;                        // in the key's order (MergeCache::write_key)
+};
+
 // Partitions the program into fused blocks with the chosen algorithm and cost model. With a
 // cache, an identical program (up to base names and constant values) is answered from it.
 // UserError when the algorithm or cost model is unknown (listing the valid names).
-Partition fuse(const Program& program, const FuserOptions& options, MergeCache* cache = nullptr);
+Partition fuse(const Program& program, const FuserOptions& options, MergeCache* cache = nullptr,
+               FuseInfo* info = nullptr);
 
 // The registries, in their listed order (ir/algorithms.cpp, ir/cost_model.cpp).
 std::vector<std::string> algorithm_names();

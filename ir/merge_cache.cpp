@@ -11,6 +11,7 @@
 #include <xxhash.h>
 
 #include "core/pointer_index.h"
+#include "core/view_index.h"
 #include "ir/fusibility.h"
 
 namespace hassium {
@@ -118,42 +119,52 @@ private:
 
 namespace {
 
-// Hash and equality of views by content (base, offset, shape, stride), and of shapes alone.
-struct ViewContentHash {
-  size_t operator()(const View* v) const {
-    uint64_t h = XXH3_64bits(v->shape.data(), v->shape.size() * sizeof(int64_t));
-    h ^= XXH3_64bits(v->stride.data(), v->stride.size() * sizeof(int64_t)) * 31;
-    return size_t(h ^ (uint64_t(uintptr_t(v->base.get())) * 0x9e3779b97f4a7c15ULL) ^
-                  uint64_t(v->offset) * 0xff51afd7ed558ccdULL);
-  }
-};
-struct ViewContentEq {
-  bool operator()(const View* a, const View* b) const {
-    return a->base == b->base && a->offset == b->offset && a->shape == b->shape &&
-           a->stride == b->stride;
-  }
-};
-struct ShapeHash {
-  size_t operator()(const View* v) const {
-    return size_t(XXH3_64bits(v->shape.data(), v->shape.size() * sizeof(int64_t)));
-  }
-};
-struct ShapeEq {
-  bool operator()(const View* a, const View* b) const { return a->shape == b->shape; }
-};
-
 // Per dimension of a view: extent 1, broadcast (stride 0), reversed (negative stride).
 uint8_t dim_flags(const View& v, size_t d) {
   return uint8_t((v.shape[d] == 1 ? 1 : 0) | (v.stride[d] == 0 ? 2 : 0) |
                  (v.stride[d] < 0 ? 4 : 0));
 }
 
+// Shapes -> dense numbers in order of first insertion (open addressing, O(1) reset).
+class ShapeIndex {
+public:
+  void reset(size_t expected) { table_.reset(expected); }
+  uint32_t insert(const Dims& shape) {
+    const uint64_t h = XXH3_64bits(shape.data(), shape.size() * sizeof(int64_t));
+    const uint32_t next = uint32_t(table_.size());
+    bool fresh;
+    return table_
+        .find_or_insert(
+            h, [&](const Slot& s) { return s.hash == h && *s.shape == shape; },
+            [&](Slot& s) {
+              s.shape = &shape;
+              s.hash = h;
+              s.id = next;
+            },
+            fresh)
+        .id;
+  }
+
+private:
+  struct Slot {
+    const Dims* shape = nullptr;
+    uint64_t hash = 0;
+    uint32_t generation = 0;
+    uint32_t id = 0;
+    uint64_t home() const { return hash; }
+  };
+  GenerationTable<Slot> table_;
+};
+
 } // namespace
 
-void MergeCache::write_key(const Program& program, const FuserOptions& options, std::string& out) {
+void MergeCache::write_key(const Program& program, const FuserOptions& options, std::string& out,
+                           Layout* layout, std::vector<Base*>* bases) {
   size_t bound = 32 + options.algorithm.size() + options.cost_model.size();
+  size_t operands = 0;
   for (const Instruction& ins : program.instrs) {
     bound += 3;
+    operands += ins.operands.size();
     for (const Operand& opnd : ins.operands)
       if (const View* v = std::get_if<View>(&opnd))
         bound += 1 + 4 + 2 + 4 + 1 + 4 + v->shape.size();
@@ -167,14 +178,18 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   k.text(options.cost_model);
   k.put<int64_t>(options.algorithm == "optimal" ? options.optimal_budget : 0);
   k.put<uint32_t>(uint32_t(program.instrs.size()));
-  thread_local PointerIndex ids; // base -> id in order of first appearance
+  // Bases, distinct views and shapes are numbered by first appearance: the key keeps which
+  // operands share a base, are the same view or have the same shape, not the numbers. The
+  // layout words: each distinct view's geometry once (an identical view repeats it).
+  thread_local PointerIndex ids;
+  thread_local ViewIndex views;
+  thread_local ShapeIndex shapes;
+  thread_local std::vector<int64_t> words;
   ids.reset(program.bases.size());
-  // Identical views share an id and shapes are numbered, both by first appearance: the key
-  // keeps which operands are the same view and which have the same shape, not the numbers.
-  thread_local std::unordered_map<const View*, uint32_t, ViewContentHash, ViewContentEq> views;
-  thread_local std::unordered_map<const View*, uint32_t, ShapeHash, ShapeEq> shapes;
-  views.clear();
-  shapes.clear();
+  views.reset(operands);
+  shapes.reset(operands);
+  words.clear();
+  if (bases) bases->clear();
   for (const Instruction& ins : program.instrs) {
     k.put<uint16_t>(uint16_t(ins.op));
     k.put<uint8_t>(uint8_t(ins.operands.size()));
@@ -186,13 +201,21 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
         if (fresh) {
           k.put<uint8_t>(uint8_t(v->base->dtype));
           k.put<uint8_t>(v->base->data != nullptr || v->base->external_owner != nullptr);
+          if (bases) bases->push_back(v->base.get());
         }
-        auto [it, new_view] = views.try_emplace(v, uint32_t(views.size()));
-        k.put<uint32_t>(it->second);
-        if (!new_view) continue; // identical to an earlier operand: all said already
+        const int next = int(views.size());
+        const int id = views.find_or_insert(*v, 0, next);
+        k.put<uint32_t>(uint32_t(id));
+        if (id != next) continue; // identical to an earlier operand: all said already
         k.put<uint8_t>(uint8_t(v->shape.size()));
-        k.put<uint32_t>(shapes.try_emplace(v, uint32_t(shapes.size())).first->second);
+        k.put<uint32_t>(shapes.insert(v->shape));
         for (size_t d = 0; d < v->shape.size(); ++d) k.put<uint8_t>(dim_flags(*v, d));
+        if (layout) {
+          words.push_back(v->base->nelem);
+          words.push_back(v->offset);
+          words.insert(words.end(), v->shape.begin(), v->shape.end());
+          words.insert(words.end(), v->stride.begin(), v->stride.end());
+        }
       } else {
         k.put<uint8_t>('C');
         k.put<uint8_t>(uint8_t(std::get<Scalar>(opnd).dtype));
@@ -200,6 +223,11 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
     }
   }
   out.resize(k.size());
+  if (layout) {
+    XXH128_hash_t h = XXH3_128bits(words.data(), words.size() * sizeof(int64_t));
+    // {0, 0} means unknown; a layout that hashes to it is just never taken as known.
+    *layout = {h.low64, h.high64};
+  }
 }
 
 std::string MergeCache::check_partition(const AccessTable& t, const Partition& p) {
@@ -297,34 +325,32 @@ std::string MergeCache::key(const Program& program, const FuserOptions& options)
 }
 
 MergeCache::Layout MergeCache::layout(const Program& program) {
-  thread_local std::vector<int64_t> words;
-  words.clear();
-  for (const Instruction& ins : program.instrs)
-    for (const Operand& opnd : ins.operands)
-      if (const View* v = std::get_if<View>(&opnd)) {
-        words.push_back(v->base->nelem);
-        words.push_back(v->offset);
-        words.insert(words.end(), v->shape.begin(), v->shape.end());
-        words.insert(words.end(), v->stride.begin(), v->stride.end());
-      }
-  XXH128_hash_t h = XXH3_128bits(words.data(), words.size() * sizeof(int64_t));
-  // {0, 0} means unknown; a layout that hashes to it is just never taken as known.
-  return {h.low64, h.high64};
+  thread_local std::string key;
+  Layout l{};
+  write_key(program, FuserOptions{}, key, &l);
+  return l;
 }
 
-std::optional<Partition> MergeCache::find(std::string_view key, size_t size,
-                                          Layout* stored_layout) {
+MergeCache::Entry* MergeCache::entry(std::string_view key, uint64_t hash) {
+  auto [lo, hi] = entries_.equal_range(hash);
+  for (auto it = lo; it != hi; ++it)
+    if (it->second.key == key) return &it->second;
+  return nullptr;
+}
+
+std::optional<Partition> MergeCache::find(std::string_view key, size_t size, Layout* stored_layout,
+                                          std::shared_ptr<Attachment>* attachment) {
   const uint64_t h = hash_key(key);
   if (stored_layout) *stored_layout = {};
+  if (attachment) attachment->reset();
   {
     std::lock_guard lock(mutex_);
-    auto [lo, hi] = entries_.equal_range(h);
-    for (auto it = lo; it != hi; ++it)
-      if (it->second.key == key) {
-        ++stats_.hits;
-        if (stored_layout) *stored_layout = it->second.layout;
-        return it->second.partition;
-      }
+    if (Entry* e = entry(key, h)) {
+      ++stats_.hits;
+      if (stored_layout) *stored_layout = e->layout;
+      if (attachment) *attachment = e->attachment;
+      return e->partition;
+    }
   }
   if (!options_.dir.empty()) {
     if (auto p = read_disk(key, h, size)) {
@@ -350,20 +376,34 @@ void MergeCache::insert(std::string_view key, size_t size, const Partition& part
   if (!options_.dir.empty()) write_disk(key, h, size, partition);
 }
 
+void MergeCache::note_checked(std::string_view key, const Partition& p, Layout layout) {
+  std::lock_guard lock(mutex_);
+  if (Entry* e = entry(key, hash_key(key))) {
+    e->partition = p;
+    e->layout = layout;
+    e->attachment.reset();
+  }
+}
+
+void MergeCache::attach(std::string_view key, Layout layout, std::shared_ptr<Attachment> a) {
+  std::lock_guard lock(mutex_);
+  Entry* e = entry(key, hash_key(key));
+  if (e && e->layout == layout && layout != Layout{}) e->attachment = std::move(a);
+}
+
 void MergeCache::remember(std::string_view key, uint64_t hash, const Partition& p, Layout layout) {
-  auto [lo, hi] = entries_.equal_range(hash);
-  for (auto it = lo; it != hi; ++it)
-    if (it->second.key == key) {
-      it->second.partition = p;
-      it->second.layout = layout;
-      return;
-    }
+  if (Entry* e = entry(key, hash)) {
+    e->partition = p;
+    e->layout = layout;
+    e->attachment.reset();
+    return;
+  }
   while (entries_.size() >= options_.max_entries && !age_.empty()) {
     auto it = entries_.find(age_.front());
     age_.pop_front();
     if (it != entries_.end()) entries_.erase(it);
   }
-  entries_.emplace(hash, Entry{std::string(key), p, layout});
+  entries_.emplace(hash, Entry{std::string(key), p, layout, nullptr});
   age_.push_back(hash);
   stats_.entries = entries_.size();
 }

@@ -29,6 +29,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "core/config.h"
 #include "ir/access_table.h"
@@ -54,6 +55,10 @@ public:
     uint64_t stale = 0;         // found, but illegal for the program (counted as misses)
   };
 
+  // What the key leaves out, hashed (see layout()).
+  using Layout = std::array<uint64_t, 2>;
+  using Attachment = PartitionAttachment; // ir/fuser.h
+
   MergeCache();
   explicit MergeCache(Options options);
   // [fuser] cache = none | memory | disk, cache_dir; null for `none`.
@@ -61,28 +66,39 @@ public:
 
   // The canonical key of a program under these options.
   static std::string key(const Program& program, const FuserOptions& options);
-  // The same into `out`, reusing its memory (fuse() keeps one per thread).
-  static void write_key(const Program& program, const FuserOptions& options, std::string& out);
+  // The same into `out`, reusing its memory (fuse() keeps one per thread); in the same pass,
+  // when asked, the program's layout (see layout()) and its bases in the key's order (by first
+  // appearance among the operands: two programs with one key have their bases in one order).
+  static void write_key(const Program& program, const FuserOptions& options, std::string& out,
+                        Layout* layout = nullptr, std::vector<Base*>* bases = nullptr);
 
   // Def. 5 for a partition found under `t`'s program's key: every instruction in exactly one
   // block, every block fusible (ir/fusibility.h rules 1-5), every dependency between
   // conflicting accesses (one writes, or a FREE/SYNC, on identical or overlapping views) going
   // to the same or a later block. Empty when legal, else what is wrong.
   static std::string check_partition(const AccessTable& t, const Partition& p);
-  // What the key leaves out: every view's base size, offset, extents and strides, in operand
-  // order, as a
-  // 128-bit XXH3 ({0, 0} = unknown). A stored partition whose program had the same key and the
-  // same layout is the same program up to base names: its blocks and cost hold as they are,
-  // without check_partition() (a loop's repeated flushes take this path).
-  using Layout = std::array<uint64_t, 2>;
+  // What the key leaves out: each distinct view's base size, offset, extents and strides, in
+  // order of first appearance, as a 128-bit XXH3 ({0, 0} = unknown). A stored partition whose
+  // program had the same key and the same layout is the same program up to base names: its blocks
+  // and cost hold as they are, without check_partition() (a loop's repeated flushes take this
+  // path).
   static Layout layout(const Program& program);
   // A hit that check_partition() rejected: counted as a miss and in `stale`.
   void note_stale();
 
   // The partition stored for this key (`size` = the program's instruction count), if any;
-  // `stored_layout`, when given, receives the layout it was stored with ({0, 0} from disk).
-  std::optional<Partition> find(std::string_view key, size_t size, Layout* stored_layout = nullptr);
+  // `stored_layout`, when given, receives the layout it was stored with ({0, 0} from disk), and
+  // `attachment` what attach() left with the entry (null when nothing).
+  std::optional<Partition> find(std::string_view key, size_t size, Layout* stored_layout = nullptr,
+                                std::shared_ptr<Attachment>* attachment = nullptr);
   void insert(std::string_view key, size_t size, const Partition& partition, Layout layout = {});
+  // The stored partition of `key` passed check_partition() for a program of this layout and
+  // `p` is it re-costed for that program: the entry (in memory) now holds `p` and the layout,
+  // so a repeat of the layout skips the check; its attachment goes.
+  void note_checked(std::string_view key, const Partition& p, Layout layout);
+  // Keeps `a` with the entry of `key` if its layout is `layout` (else does nothing). Replacing
+  // the entry's partition or layout drops it.
+  void attach(std::string_view key, Layout layout, std::shared_ptr<Attachment> a);
   // Drops the in-memory entries (the disk store stays).
   void clear();
   Stats stats() const;
@@ -93,7 +109,9 @@ private:
     std::string key;
     Partition partition;
     Layout layout{}; // of the program the partition was computed or checked for
+    std::shared_ptr<Attachment> attachment;
   };
+  Entry* entry(std::string_view key, uint64_t hash); // mutex_ held
   std::optional<Partition> read_disk(std::string_view key, uint64_t hash, size_t size);
   void write_disk(std::string_view key, uint64_t hash, size_t size, const Partition& p);
   void remember(std::string_view key, uint64_t hash, const Partition& p, Layout layout);

@@ -1,13 +1,13 @@
-// Tests of ve/cpu/view_index.cpp and of the planner's array merging built on it: the index
+// Tests of core/view_index.cpp and of the planner's array merging built on it: the index
 // agrees with a linear scan over View::identical, and a large block's arrays are the ones the
 // pairwise definition gives (the first identical view of the same role).
 #include <catch2/catch.hpp>
 
 #include <random>
 
+#include "core/view_index.h"
 #include "test/ve/cpu_fixture.h"
 #include "ve/cpu/kernel_plan.h"
-#include "ve/cpu/view_index.h"
 
 using namespace hassium;
 using namespace hassium::test;
@@ -46,7 +46,7 @@ TEST_CASE("ViewIndex: the first identical view with the same tag, as a linear sc
   std::vector<BasePtr> bases;
   for (int b = 0; b < 5; ++b)
     bases.push_back(make_data_base("b" + std::to_string(b), DType::FLOAT64, 64));
-  cpu::ViewIndex index;
+  ViewIndex index;
   for (int round = 0; round < 20; ++round) {
     std::vector<View> views;
     const size_t n = size_t(50 + 100 * round);

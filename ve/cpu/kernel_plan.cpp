@@ -9,7 +9,7 @@
 
 #include "core/error.h"
 #include "core/pointer_index.h"
-#include "ve/cpu/view_index.h"
+#include "core/view_index.h"
 
 namespace hassium::cpu {
 

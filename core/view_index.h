@@ -1,8 +1,9 @@
 // ViewIndex: (view up to View::identical, tag) -> the int stored with its first occurrence.
 //
 // The kernel planner asks it once per operand of a block to merge identical views into one
-// array: a hash of base, offset, shape and stride, open addressing, compared in full with
-// View::identical. reset() is O(1); no allocation once grown (core/generation_table.h).
+// array, the merge cache's key once per operand to number distinct views: a hash of base, offset,
+// shape and stride, open addressing, compared in full with View::identical. reset() is O(1); no
+// allocation once grown (core/generation_table.h).
 #pragma once
 
 #include <cstddef>
@@ -12,7 +13,7 @@
 #include "core/generation_table.h"
 #include "core/view.h"
 
-namespace hassium::cpu {
+namespace hassium {
 
 class ViewIndex {
 public:
@@ -38,4 +39,4 @@ private:
   GenerationTable<Slot> table_;
 };
 
-} // namespace hassium::cpu
+} // namespace hassium

@@ -1,7 +1,7 @@
 // ViewIndex: hashing views and the open-addressing table.
-#include "ve/cpu/view_index.h"
+#include "core/view_index.h"
 
-namespace hassium::cpu {
+namespace hassium {
 
 namespace {
 inline uint64_t mix(uint64_t h, uint64_t x) {
@@ -40,4 +40,4 @@ int ViewIndex::find_or_insert(const View& v, int tag, int value) {
       .value;
 }
 
-} // namespace hassium::cpu
+} // namespace hassium
