@@ -18,6 +18,7 @@ namespace hassium {
   X(bytes_moved, int64_t, "bytes moved")                                                           \
   X(merge_cache_hits, int64_t, "merge-cache hits")                                                 \
   X(merge_cache_misses, int64_t, "merge-cache misses")                                             \
+  X(plans_reused, int64_t, "flush plans reused (exact repeats)")                                   \
   X(kernels_compiled, int64_t, "kernels compiled")                                                 \
   X(kernel_memory_hits, int64_t, "kernel cache hits (memory)")                                     \
   X(kernel_disk_hits, int64_t, "kernel cache hits (disk)")                                         \

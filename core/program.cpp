@@ -12,7 +12,8 @@ BasePtr Program::find_base(std::string_view name) const {
 }
 
 void Program::collect_bases() {
-  thread_local PointerIndex seen; // reused: a flush calls this once per filter
+  thread_local PointerIndex tls_seen; // reused: a flush calls this once per filter
+  PointerIndex& seen = tls_seen;
   seen.reset(bases.size() + instrs.size());
   for (const auto& b : bases) seen.insert(b.get());
   bool fresh;

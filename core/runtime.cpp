@@ -71,10 +71,9 @@ void Runtime::flush_locked() {
   ++counters_.flushes;
   counters_.instructions += int64_t(program.instrs.size());
   try {
-    program.collect_bases();
     for (const auto& filter : stack_.filters) {
+      program.collect_bases(); // a filter sees every base listed
       program = filter.fn(std::move(program));
-      program.collect_bases();
     }
     stack_.backend->execute(program);
   } catch (...) {

@@ -68,7 +68,8 @@ int64_t block_cost(const CostModel& m, const BlockSummary& s) {
 }
 
 int64_t merge_savings(const CostModel& m, const BlockSummary& a, const BlockSummary& b) {
-  thread_local std::vector<ViewStat> merged;
+  thread_local std::vector<ViewStat> tls_merged;
+  std::vector<ViewStat>& merged = tls_merged;
   int64_t saved = m.block_cost();
   const BlockSummary& small = a.bases.size() <= b.bases.size() ? a : b;
   const BlockSummary& large = &small == &a ? b : a;

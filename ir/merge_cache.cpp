@@ -163,7 +163,7 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   size_t bound = 32 + options.algorithm.size() + options.cost_model.size();
   size_t operands = 0;
   for (const Instruction& ins : program.instrs) {
-    bound += 3;
+    bound += 3 + 8;
     operands += ins.operands.size();
     for (const Operand& opnd : ins.operands)
       if (const View* v = std::get_if<View>(&opnd))
@@ -173,7 +173,7 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   }
   out.resize(bound);
   KeyWriter k(out);
-  k.put<uint32_t>(0x324b5348); // "HSK2"
+  k.put<uint32_t>(0x334b5348); // "HSK3"
   k.text(options.algorithm);
   k.text(options.cost_model);
   k.put<int64_t>(options.algorithm == "optimal" ? options.optimal_budget : 0);
@@ -181,10 +181,15 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   // Bases, distinct views and shapes are numbered by first appearance: the key keeps which
   // operands share a base, are the same view or have the same shape, not the numbers. The
   // layout words: each distinct view's geometry once (an identical view repeats it).
-  thread_local PointerIndex ids;
-  thread_local ViewIndex views;
-  thread_local ShapeIndex shapes;
-  thread_local std::vector<int64_t> words;
+  // Per-thread tables, reached through references (one TLS lookup, not one per use).
+  thread_local PointerIndex tls_ids;
+  thread_local ViewIndex tls_views;
+  thread_local ShapeIndex tls_shapes;
+  thread_local std::vector<int64_t> tls_words;
+  PointerIndex& ids = tls_ids;
+  ViewIndex& views = tls_views;
+  ShapeIndex& shapes = tls_shapes;
+  std::vector<int64_t>& words = tls_words;
   ids.reset(program.bases.size());
   views.reset(operands);
   shapes.reset(operands);
@@ -221,6 +226,10 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
         k.put<uint8_t>(uint8_t(std::get<Scalar>(opnd).dtype));
       }
     }
+    // A reduction's or scan's axis shapes its loops (which blocks are fusible, the kernel):
+    // it is structure, not data, so its value is in the key.
+    if (ins.info().rule == SigRule::REDUCE && ins.operands.size() > 2 && ins.is_constant(2))
+      k.put<int64_t>(ins.axis());
   }
   out.resize(k.size());
   if (layout) {

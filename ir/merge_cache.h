@@ -2,7 +2,8 @@
 //
 // The key is the structure of a program under fuser options: algorithm, cost model (and the
 // budget for `optimal`), then per instruction the opcode and per operand either a view or a
-// constant's dtype (never its value). A view is its base renamed by first appearance (with
+// constant's dtype (never its value; but a reduction's or scan's axis, which shapes its loops,
+// follows the instruction's operands). A view is its base renamed by first appearance (with
 // its dtype and whether it holds data at its first appearance) and its view number (identical
 // views share one, numbered by first appearance); a view's first appearance adds its ndim, its
 // shape number (equal shapes share one) and per dimension whether the extent is 1, the stride

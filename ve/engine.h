@@ -12,6 +12,14 @@
 
 namespace hassium {
 
+// What an engine derived from a block's structure (its plan, its kernel). The VEM keeps it
+// with its plan of the flush and hands it back when a later flush is the same program up to
+// base names and constant values (a merge-cache exact repeat): the engine then only binds the
+// new data pointers and constants.
+struct EngineBlockState {
+  virtual ~EngineBlockState() = default;
+};
+
 // One fused block as the VEM hands it to an engine.
 struct KernelBlock {
   const Program* program = nullptr;
@@ -21,6 +29,9 @@ struct KernelBlock {
   // Bases created and FREEd inside this block (the paper's contraction): the engine keeps
   // their values in registers and never reads or writes base->data for them.
   std::vector<const Base*> contracted;
+  // Where the engine may keep (when null) or find (when set) the block's state; null: the VEM
+  // keeps none. Set only by the engine that filled it, for a block of the same structure.
+  std::unique_ptr<EngineBlockState>* state = nullptr;
 };
 
 // Counters an engine keeps (for HASSIUM_PROFILE and hassium.profile()).

@@ -332,3 +332,78 @@ TEST_CASE("a repeat with the stored layout takes the stored partition as it is")
   CHECK(cache.stats().hits == 2);
   CHECK(cache.stats().misses == 1);
 }
+
+TEST_CASE("fuse reports exact repeats; attachments live while the entry's layout does") {
+  struct Note : PartitionAttachment {
+    int id;
+    explicit Note(int i) : id(i) {}
+  };
+  FuserOptions o;
+  MergeCache cache;
+  FuseInfo info;
+  fuse(iteration("a", 1.0), o, &cache, &info);
+  CHECK_FALSE(info.exact); // a miss
+  REQUIRE(info.bases.size() == 3);
+  CHECK(info.bases[0]->name == "aT"); // first appearance among the operands, not declaration
+  cache.attach(info.key, info.layout, std::make_shared<Note>(1));
+
+  fuse(iteration("b", 2.0), o, &cache, &info); // another constant, other bases: exact
+  CHECK(info.exact);
+  REQUIRE(info.attachment);
+  CHECK(dynamic_cast<Note&>(*info.attachment).id == 1);
+  CHECK(info.bases[0]->name == "bT");
+
+  // Another layout, checked: the entry takes that layout and drops the attachment; a repeat
+  // of the new layout is then exact.
+  fuse(iteration("c", 1.0, 2), o, &cache, &info);
+  CHECK_FALSE(info.exact);
+  CHECK_FALSE(info.attachment);
+  cache.attach(info.key, MergeCache::layout(iteration("z", 1.0)), std::make_shared<Note>(2));
+  fuse(iteration("d", 1.0, 2), o, &cache, &info); // attach above named the old layout: ignored
+  CHECK(info.exact);
+  CHECK_FALSE(info.attachment);
+  cache.attach(info.key, info.layout, std::make_shared<Note>(3));
+  fuse(iteration("e", 1.0, 2), o, &cache, &info);
+  REQUIRE(info.attachment);
+  CHECK(dynamic_cast<Note&>(*info.attachment).id == 3);
+  fuse(iteration("f", 1.0), o, &cache, &info); // the first layout again: checked, not exact
+  CHECK_FALSE(info.exact);
+  CHECK(cache.stats().misses == 1);
+
+  // Without a cache nothing is reported.
+  fuse(iteration("g", 1.0), o, nullptr, &info);
+  CHECK_FALSE(info.exact);
+  CHECK(info.key.empty());
+  CHECK(info.bases.empty());
+}
+
+TEST_CASE("write_key gives the key, the layout and the bases of one pass") {
+  Program p = iteration("a", 1.0, 1);
+  std::string key;
+  MergeCache::Layout layout{};
+  std::vector<Base*> bases;
+  MergeCache::write_key(p, FuserOptions{}, key, &layout, &bases);
+  CHECK(key == MergeCache::key(p, FuserOptions{}));
+  CHECK(layout == MergeCache::layout(p));
+  REQUIRE(bases.size() == 3);
+  CHECK(bases[0]->name == "aT");
+  CHECK(bases[1]->name == "aX");
+  CHECK(bases[2]->name == "aY");
+  // Only what the key leaves out moves the layout: an offset, a base size.
+  CHECK(MergeCache::layout(iteration("b", 5.0, 1)) == layout);
+  CHECK(MergeCache::layout(iteration("b", 1.0, 2)) != layout);
+}
+
+TEST_CASE("a reduction's axis is in the key: it shapes the loops, unlike other constants") {
+  auto sum_along = [](int64_t axis) {
+    ProgramBuilder b;
+    auto A = b.base("A", 12), S = b.base("S", axis == 0 ? 4 : 3);
+    b.op(Opcode::ADD_REDUCE, {ProgramBuilder::whole(S), ProgramBuilder::view(A, 0, {3, 4}, {4, 1}),
+                              Scalar::of_int(axis)});
+    return std::move(b.p);
+  };
+  FuserOptions o;
+  CHECK(MergeCache::key(sum_along(0), o) != MergeCache::key(sum_along(1), o));
+  CHECK(MergeCache::key(sum_along(1), o) == MergeCache::key(sum_along(1), o));
+  CHECK(MergeCache::key(iteration("a", 1.0), o) == MergeCache::key(iteration("a", 9.0), o));
+}

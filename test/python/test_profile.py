@@ -17,9 +17,10 @@ from hassium import _hassium
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 COUNTERS = ["flushes", "instructions", "blocks", "partition_cost", "singleton_cost",
-            "bytes_moved", "merge_cache_hits", "merge_cache_misses", "kernels_compiled",
-            "kernel_memory_hits", "kernel_disk_hits", "pool_reuses", "pool_os_allocations",
-            "peak_bytes", "fuse_seconds", "compile_seconds", "execute_seconds", "flush_seconds"]
+            "bytes_moved", "merge_cache_hits", "merge_cache_misses", "plans_reused",
+            "kernels_compiled", "kernel_memory_hits", "kernel_disk_hits", "pool_reuses",
+            "pool_os_allocations", "peak_bytes", "fuse_seconds", "compile_seconds",
+            "execute_seconds", "flush_seconds"]
 
 
 def test_profile_counts_what_was_recorded():

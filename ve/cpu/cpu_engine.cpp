@@ -90,18 +90,23 @@ public:
       HS_INTERNAL_ASSERT(block.instrs.size() == 1)
           << op_name(first.op) << " must be alone in its block";
       run_matmul(first);
+    } else if (block.state && *block.state) {
+      // The same structure as the block that left this state: bind and run its kernel.
+      auto& state = static_cast<BlockState&>(**block.state);
+      bind_plan(block, state.plan);
+      ++stats_.memory_cache_hits;
+      if (!state.plan.empty) run(block, state.plan, *state.kernel);
     } else {
       KernelPlan& plan = plan_;
       plan_block(block, plan);
       if (plan.empty_min_max)
         HS_USER_ERROR() << op_name(plan.empty_min_max->op)
                         << ": zero-size array to a reduction operation that has no identity";
-      if (!plan.empty) {
-        const CompiledKernel& k = kernel_for(plan, compile);
-        KernelError err = launch(plan, k, threads_, scratch_);
-        if (options_.cache == KernelCacheMode::NONE) jit_.release();
-        if (err.code != KERNEL_OK) throw_kernel_error(block, err);
-      }
+      const CompiledKernel* k = plan.empty ? nullptr : &kernel_for(plan, compile);
+      // Kept kernels live as long as the engine (the memory cache never drops one).
+      if (block.state && options_.cache != KernelCacheMode::NONE)
+        *block.state = std::make_unique<BlockState>(plan, k);
+      if (k) run(block, plan, *k);
     }
     ++stats_.blocks_executed;
     stats_.execute_seconds += seconds_since(t0) - compile;
@@ -137,6 +142,19 @@ public:
   JitCompiler& jit() { return jit_; }
 
 private:
+  // A block's plan and kernel, kept for blocks of the same structure (KernelBlock::state).
+  struct BlockState : EngineBlockState {
+    BlockState(const KernelPlan& p, const CompiledKernel* k) : plan(p), kernel(k) {}
+    KernelPlan plan;
+    const CompiledKernel* kernel; // null when the plan is empty
+  };
+
+  void run(const KernelBlock& block, KernelPlan& plan, const CompiledKernel& k) {
+    KernelError err = launch(plan, k, threads_, scratch_);
+    if (options_.cache == KernelCacheMode::NONE) jit_.release();
+    if (err.code != KERNEL_OK) throw_kernel_error(block, err);
+  }
+
   const CompiledKernel& kernel_for(const KernelPlan& plan, double& compile) {
     if (options_.cache != KernelCacheMode::NONE) {
       auto it = memory_.find(plan.spec);

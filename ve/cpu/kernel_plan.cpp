@@ -126,7 +126,6 @@ struct Builder {
   boost::container::small_vector<Dims, 8> strides;
   Dims position; // row-major position strides
   bool needs_position = false;
-  bool bind_data = true; // false: no pointers (a plan to compile with, not to launch)
 
   // Identical views (same role) -> their array; the contracted bases. Per thread, reused.
   ViewIndex& arrays_by_view;
@@ -157,7 +156,7 @@ struct Builder {
   bool is_contracted(const Base* base) const { return contracted.contains(base); }
 
   // The array of view v in this role (the first identical view's), added when new.
-  int add_array(const View& v, ArrayRole role, bool write) {
+  int add_array(const View& v, ArrayRole role, bool write, size_t instr, size_t operand) {
     const int next = int(plan.arrays.size());
     const int i = arrays_by_view.find_or_insert(v, int(role), next);
     if (i != next) {
@@ -167,6 +166,8 @@ struct Builder {
     }
     PlanArray a;
     a.view = &v;
+    a.instr = uint32_t(instr);
+    a.operand = uint8_t(operand);
     a.dtype = v.dtype();
     a.role = role;
     a.contracted = is_contracted(v.base.get());
@@ -206,9 +207,9 @@ struct Builder {
       size_t n = has_axis ? 2 : in.operands.size();
       for (size_t p = 0; p < n; ++p) {
         if (in.is_view(p)) {
-          pi.operands.push_back({true, add_array(in.view(p), role_of(in, p), p == 0)});
+          pi.operands.push_back({true, add_array(in.view(p), role_of(in, p), p == 0, idx, p)});
         } else {
-          plan.constants.push_back({in.constant(p).dtype, -1});
+          plan.constants.push_back({in.constant(p).dtype, -1, uint32_t(idx), uint8_t(p)});
           pi.operands.push_back({false, int(plan.constants.size() - 1)});
         }
       }
@@ -379,16 +380,11 @@ struct Builder {
       PlanArray& a = plan.arrays[i];
       if (a.contracted) continue;
       a.param = int(P.size());
-      char* data = static_cast<char*>(a.view->base->data);
-      HS_INTERNAL_ASSERT(data || a.view->size() == 0 || !bind_data)
-          << "base " << a.view->base->name << " has no data";
-      void* ptr = data ? data + a.view->offset * dtype_size(a.dtype) : nullptr;
       switch (a.role) {
       case ArrayRole::LOOP:
         P.insert(P.end(), strides[i].begin(), strides[i].end());
         a.inner = classify(strides[i][size_t(nd - 1)]);
         a.ptr = nptr++;
-        plan.ptrs.push_back(ptr);
         break;
       case ArrayRole::REDUCED: {
         const Dims& ks = partial ? partial_strides : strides[i];
@@ -398,8 +394,6 @@ struct Builder {
         a.inner = classify(ks[size_t(nd - 1)]);
         a.ptr = nptr++;
         a.final_ptr = nptr++;
-        plan.ptrs.push_back(partial ? nullptr : ptr); // the launcher points it at the partials
-        plan.ptrs.push_back(ptr);
         break;
       }
       case ArrayRole::FLAT: {
@@ -409,45 +403,20 @@ struct Builder {
         P.insert(P.end(), fs.begin(), fs.end());
         P.push_back(a.view->size());
         a.ptr = nptr++;
-        plan.ptrs.push_back(ptr);
         break;
       }
       }
     }
+    plan.ptrs.assign(size_t(nptr), nullptr); // bind_plan fills them
     if (needs_position) {
       plan.position_param = int(P.size());
       P.insert(P.end(), position.begin(), position.end());
       plan.position_inner = classify(position[size_t(nd - 1)]);
     }
-    const Program& prog = *block.program;
-    size_t ci = 0;
-    for (size_t idx : block.instrs) {
-      const Instruction& in = prog.instrs[idx];
-      size_t n = in.info().rule == SigRule::REDUCE ? 2 : in.operands.size();
-      for (size_t p = 0; p < n; ++p) {
-        if (in.is_view(p)) continue;
-        const Scalar& s = in.constant(p);
-        PlanConstant& c = plan.constants[ci++];
-        c.param = int(P.size());
-        int64_t slots[2] = {0, 0};
-        DType t = s.dtype;
-        if (t == DType::BOOL)
-          slots[0] = s.b;
-        else if (is_signed_int(t))
-          slots[0] = s.i;
-        else if (is_unsigned_int(t))
-          slots[0] = int64_t(s.u);
-        else if (t == DType::FLOAT32 || t == DType::COMPLEX64) {
-          float re = float(s.re), im = float(s.im);
-          std::memcpy(&slots[0], &re, sizeof re);
-          std::memcpy(&slots[1], &im, sizeof im);
-        } else {
-          std::memcpy(&slots[0], &s.re, sizeof s.re);
-          std::memcpy(&slots[1], &s.im, sizeof s.im);
-        }
-        P.push_back(slots[0]);
-        P.push_back(slots[1]);
-      }
+    for (PlanConstant& c : plan.constants) { // bind_plan fills the slots
+      c.param = int(P.size());
+      P.push_back(0);
+      P.push_back(0);
     }
   }
 
@@ -535,7 +504,6 @@ void plan_block(const KernelBlock& block, KernelPlan& plan, bool bind_data) {
   fresh.ptrs.clear();
   plan = std::move(fresh);
   Builder b(block, plan);
-  b.bind_data = bind_data;
   b.collect();
   b.loop_strides();
   Dims ext = b.order_and_collapse();
@@ -544,6 +512,47 @@ void plan_block(const KernelBlock& block, KernelPlan& plan, bool bind_data) {
   b.choose_chunks(ext);
   b.assign_slots_and_params(ext);
   b.write_spec();
+  bind_plan(block, plan, bind_data);
+}
+
+void bind_plan(const KernelBlock& block, KernelPlan& plan, bool bind_data) {
+  const Program& prog = *block.program;
+  const bool partial = plan.chunks > 1;
+  for (PlanArray& a : plan.arrays) {
+    const View& v = prog.instrs[a.instr].view(a.operand);
+    a.view = &v;
+    if (a.contracted) continue;
+    char* data = static_cast<char*>(v.base->data);
+    HS_INTERNAL_ASSERT(data || v.size() == 0 || !bind_data)
+        << "base " << v.base->name << " has no data";
+    void* ptr = data ? data + v.offset * dtype_size(a.dtype) : nullptr;
+    plan.ptrs[size_t(a.ptr)] = ptr;
+    if (a.role == ArrayRole::REDUCED) {
+      if (partial) plan.ptrs[size_t(a.ptr)] = nullptr; // the launcher points it at the partials
+      plan.ptrs[size_t(a.final_ptr)] = ptr;
+    }
+  }
+  for (const PlanConstant& c : plan.constants) {
+    const Scalar& s = prog.instrs[c.instr].constant(c.operand);
+    int64_t slots[2] = {0, 0};
+    DType t = s.dtype;
+    if (t == DType::BOOL)
+      slots[0] = s.b;
+    else if (is_signed_int(t))
+      slots[0] = s.i;
+    else if (is_unsigned_int(t))
+      slots[0] = int64_t(s.u);
+    else if (t == DType::FLOAT32 || t == DType::COMPLEX64) {
+      float re = float(s.re), im = float(s.im);
+      std::memcpy(&slots[0], &re, sizeof re);
+      std::memcpy(&slots[1], &im, sizeof im);
+    } else {
+      std::memcpy(&slots[0], &s.re, sizeof s.re);
+      std::memcpy(&slots[1], &s.im, sizeof s.im);
+    }
+    plan.params[size_t(c.param)] = slots[0];
+    plan.params[size_t(c.param) + 1] = slots[1];
+  }
 }
 
 KernelPlan plan_block(const KernelBlock& block) {

@@ -29,7 +29,9 @@ enum class ArrayRole : uint8_t {
 
 // One distinct array (view) the kernel touches. Identical views are one array.
 struct PlanArray {
-  const View* view = nullptr; // the first occurrence (not part of the spec)
+  const View* view = nullptr; // the first occurrence (not part of the spec); set by bind_plan
+  uint32_t instr = 0;         // ... which is operand `operand` of program instruction `instr`
+  uint8_t operand = 0;
   DType dtype = DType::BOOL;
   ArrayRole role = ArrayRole::LOOP;
   bool contracted = false; // lives in registers only (its base is created and freed in the block)
@@ -57,7 +59,9 @@ struct PlanInstr {
 
 struct PlanConstant {
   DType dtype;
-  int param; // two slots: the value's bits (complex: re, im)
+  int param;          // two slots: the value's bits (complex: re, im)
+  uint32_t instr = 0; // operand `operand` of program instruction `instr`
+  uint8_t operand = 0;
 };
 
 // Parameter layout (int64 slots):
@@ -106,6 +110,12 @@ KernelPlan plan_block(const KernelBlock& block);
 // With bind_data false the bases need no data and the pointers stay null: a plan to find or
 // compile the kernel with (CpuEngine's prepare), not to launch.
 void plan_block(const KernelBlock& block, KernelPlan& plan, bool bind_data = true);
+
+// (Re)binds a plan built for a block of the same structure and layout (same instructions,
+// operand geometry and contraction; the program may be another with other bases and constant
+// values): each array's view and pointer, and each constant's parameter slots, from `block`'s
+// program. plan_block ends with it.
+void bind_plan(const KernelBlock& block, KernelPlan& plan, bool bind_data = true);
 
 // Below this many loop iterations a kernel runs on one thread.
 inline constexpr int64_t kParallelMin = int64_t(1) << 15;

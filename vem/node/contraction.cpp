@@ -49,7 +49,8 @@ std::vector<std::vector<const Base*>> contracted_bases(const Program& program,
     }
 
   // Base -> its BaseUse (ids in first-use order, so the result is deterministic).
-  thread_local PointerIndex ids;
+  thread_local PointerIndex tls_ids;
+  PointerIndex& ids = tls_ids;
   ids.reset(program.bases.size() + program.instrs.size());
   std::vector<BaseUse> uses;
   std::vector<const Base*> order;

@@ -3,12 +3,10 @@
 
 #include <chrono>
 #include <cstring>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "core/error.h"
-#include "vem/node/contraction.h"
 #include "vem/node/defer_writes.h"
+#include "vem/node/flush_plan.h"
 #include "vem/node/partition_dot.h"
 
 namespace hassium {
@@ -45,124 +43,100 @@ void NodeVem::free_base(Base& base) {
 
 void NodeVem::execute(const Program& program) {
   auto t0 = std::chrono::steady_clock::now();
-  Partition partition = fuse(program, fuser_, cache_.get());
-  fuse_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  defer_early_writes(program, partition, kDeferMinBytes);
-  std::vector<std::vector<const Base*>> contracted = contracted_bases(program, partition);
-  blocks_ += int64_t(partition.blocks.size());
-  partition_cost_ += partition.cost;
-  ++flushes_;
-  if (dot_) dot_->write(program, partition, fuser_);
-  if (profiler_) profiler_->on_partition(program);
-
-  // Bases whose first access in program order is a read: they need zeros when they have no data.
-  std::unordered_set<const Base*> seen, read_first;
-  for (const Instruction& ins : program.instrs) {
-    if (ins.is_system()) {
-      if (ins.op == Opcode::SYNC && seen.insert(ins.out().base.get()).second)
-        read_first.insert(ins.out().base.get());
-      continue;
-    }
-    for (const View* in : ins.inputs())
-      if (seen.insert(in->base.get()).second) read_first.insert(in->base.get());
-    seen.insert(ins.out().base.get());
+  thread_local FuseInfo info;
+  Partition partition = fuse(program, fuser_, cache_.get(), &info);
+  // An exact repeat of a program this VEM planned: its plan holds as it is (the kernels are
+  // ready too, so nothing needs preparing).
+  std::shared_ptr<FlushPlan> plan;
+  if (info.exact && info.attachment) {
+    plan = std::dynamic_pointer_cast<FlushPlan>(info.attachment);
+    if (plan && plan->owner != this) plan.reset();
   }
-  std::vector<std::vector<Base*>> release_after = early_releases(program, partition);
+  const bool replay = plan != nullptr;
+  plans_reused_ += replay;
+  if (!replay) {
+    defer_early_writes(program, partition, kDeferMinBytes);
+    if (!cache_) bases_in_key_order(program, info.bases);
+    plan = make_flush_plan(program, std::move(partition), info.bases);
+    plan->owner = this;
+  }
+  fuse_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  blocks_ += int64_t(plan->blocks.size());
+  partition_cost_ += plan->partition.cost;
+  ++flushes_;
+  if (dot_) dot_->write(program, plan->partition, fuser_);
+  if (profiler_) profiler_->on_partition(program);
+  run(program, *plan, info.bases, !replay);
+  // Kept with the merge-cache entry for the next exact repeat (a no-op unless this program's
+  // layout is the entry's). Only a plan whose flush ran through: its engine states are whole.
+  if (!replay && cache_ && !info.key.empty()) cache_->attach(info.key, info.layout, plan);
+}
 
+void NodeVem::run(const Program& program, FlushPlan& plan, const std::vector<Base*>& bases,
+                  bool prepare) {
+  const auto& blocks = plan.partition.blocks;
+  KernelBlock kb;
+  kb.program = &program;
+  auto contracted = [&](const FlushPlan::Block& block) {
+    kb.contracted.clear();
+    for (uint32_t id : block.contracted) kb.contracted.push_back(bases[id]);
+  };
   size_t b = 0;
   try {
-    // Every kernel of the flush first, while none of its arrays is allocated yet.
-    KernelBlock ready;
-    ready.program = &program;
-    for (size_t k = 0; k < partition.blocks.size(); ++k) {
-      ready.instrs.clear();
-      for (size_t i : partition.blocks[k])
-        if (!program.instrs[i].is_system()) ready.instrs.push_back(i);
-      if (ready.instrs.empty()) continue;
-      ready.contracted = contracted[k];
-      engine_->prepare(ready);
+    if (prepare) { // every kernel of the flush first, while none of its arrays is allocated yet
+      for (FlushPlan::Block& block : plan.blocks) {
+        if (block.compute.empty()) continue;
+        kb.instrs = block.compute;
+        contracted(block);
+        engine_->prepare(kb);
+      }
+      engine_->end_prepare();
     }
-    engine_->end_prepare();
-    for (Base* base : release_after.back()) free_base(*base); // FREEd, never accessed
-    for (; b < partition.blocks.size(); ++b) {
-      KernelBlock kb;
-      kb.program = &program;
-      kb.contracted = contracted[b];
-      std::unordered_set<const Base*> skip(kb.contracted.begin(), kb.contracted.end());
-      for (size_t i : partition.blocks[b]) {
-        const Instruction& ins = program.instrs[i];
-        if (ins.is_system()) continue;
-        kb.instrs.push_back(i);
-        for (const auto& opnd : ins.operands) {
-          const View* v = std::get_if<View>(&opnd);
-          if (!v || v->base->data || skip.count(v->base.get())) continue;
-          allocate(*v->base, read_first.count(v->base.get()) > 0);
-        }
-        ins.out().base->synced = false;
-      }
-      if (!kb.instrs.empty() && profiler_) {
-        double before = engine_->stats().execute_seconds;
+    for (uint32_t id : plan.release_first) free_base(*bases[id]); // FREEd, never accessed
+    for (; b < blocks.size(); ++b) {
+      FlushPlan::Block& block = plan.blocks[b];
+      for (auto [id, zero_fill] : block.access)
+        if (!bases[id]->data) allocate(*bases[id], zero_fill);
+      for (uint32_t id : block.written) bases[id]->synced = false;
+      if (!block.compute.empty()) {
+        kb.instrs = block.compute;
+        contracted(block);
+        kb.state = &block.engine_state;
+        double before = profiler_ ? engine_->stats().execute_seconds : 0;
         engine_->execute(kb);
-        profiler_->on_block(program, kb.instrs, kb.contracted,
-                            engine_->stats().execute_seconds - before);
-      } else if (!kb.instrs.empty()) {
-        engine_->execute(kb);
+        if (profiler_)
+          profiler_->on_block(program, kb.instrs, kb.contracted,
+                              engine_->stats().execute_seconds - before);
       }
-      for (size_t i : partition.blocks[b]) {
-        const Instruction& ins = program.instrs[i];
-        Base& base = *ins.out().base;
-        if (ins.op == Opcode::SYNC) {
+      for (auto [id, op] : block.sync) {
+        Base& base = *bases[id];
+        if (op == Opcode::SYNC) {
           if (!base.data) allocate(base, true); // never written: zeros, as a fresh np.zeros
           base.synced = true;
-        } else if (ins.op == Opcode::FREE) {
+        } else if (op == Opcode::FREE) {
           free_base(base);
         }
       }
-      for (Base* base : release_after[b]) free_base(*base);
+      for (uint32_t id : block.release_after) free_base(*bases[id]);
     }
   } catch (...) {
     // The FREEs of the blocks that did not finish; those of finished blocks (and the early
     // releases up to them) already ran. free_base is idempotent, so a base released early
     // whose FREE comes later is simply let go again.
-    for (; b < partition.blocks.size(); ++b)
-      for (size_t i : partition.blocks[b])
-        if (program.instrs[i].op == Opcode::FREE) free_base(*program.instrs[i].out().base);
+    for (; b < blocks.size(); ++b)
+      for (auto [id, op] : plan.blocks[b].sync)
+        if (op == Opcode::FREE) free_base(*bases[id]);
     engine_->end_flush();
     throw;
   }
   engine_->end_flush();
 }
 
-std::vector<std::vector<Base*>> NodeVem::early_releases(const Program& program,
-                                                        const Partition& partition) {
-  // For each base FREEd in this program: the last block (in partition order) that accesses it.
-  // A legal order runs that block no later than the FREE's, usually far earlier.
-  constexpr size_t kNone = size_t(-1);
-  std::unordered_map<Base*, size_t> last; // FREEd base -> last accessing block, or kNone
-  for (const Instruction& ins : program.instrs)
-    if (ins.op == Opcode::FREE) last.emplace(ins.out().base.get(), kNone);
-  std::vector<std::vector<Base*>> release_after(partition.blocks.size() + 1);
-  if (last.empty()) return release_after;
-  for (size_t b = 0; b < partition.blocks.size(); ++b)
-    for (size_t i : partition.blocks[b]) {
-      const Instruction& ins = program.instrs[i];
-      if (ins.op == Opcode::FREE) continue;
-      for (const auto& opnd : ins.operands)
-        if (const View* v = std::get_if<View>(&opnd)) {
-          auto it = last.find(v->base.get());
-          if (it != last.end() && (it->second == kNone || it->second < b)) it->second = b;
-        }
-    }
-  // The last entry: bases FREEd without any access in this program, released before block 0.
-  for (const auto& [base, b] : last)
-    release_after[b == kNone ? partition.blocks.size() : b].push_back(base);
-  return release_after;
-}
-
 void NodeVem::add_counters(ProfileCounters& c) const {
   c.blocks += blocks_;
   c.partition_cost += partition_cost_;
   c.fuse_seconds += fuse_seconds_;
+  c.plans_reused += plans_reused_;
   if (cache_) {
     auto s = cache_->stats();
     c.merge_cache_hits += int64_t(s.hits);

@@ -8,6 +8,7 @@
 #include "ir/fuser.h"
 #include "ir/merge_cache.h"
 #include "ve/engine.h"
+#include "vem/node/flush_plan.h"
 #include "vem/node/flush_profiler.h"
 #include "vem/node/memory_pool.h"
 #include "vem/node/partition_dot.h"
@@ -36,6 +37,10 @@ namespace hassium {
 //     and not accessed in the program is let go before the first block.
 //  6. tells the engine the flush is over (Engine::end_flush; the CPU engine then drops the
 //     compiler's resident pages if it compiled, ve/cpu/code_pages.h), after an error too.
+// Steps 2, 3 and the per-block lists of 4-5 form the flush's plan (vem/node/flush_plan.h). It is
+// kept with the merge-cache entry, with each block's engine state (its plan and kernel,
+// KernelBlock::state): an exact repeat (same key and layout: a loop's flushes) skips steps 2-3,
+// the prepare pass and the engine's planning, and only binds the new bases and constants.
 // SYNC'd data is visible in base->data when execute() returns (a frontend flushes right after
 // a SYNC, so nothing later in the same program writes the base).
 // Errors: see Backend::execute. After a UserError every FREE of the program is still honored
@@ -62,10 +67,9 @@ public:
 
 private:
   void allocate(Base& base, bool zero_fill);
-  // Per block b (in partition order), the bases FREEd in `program` whose last access is in b,
-  // to let go right after b; the extra last entry: those FREEd and never accessed.
-  static std::vector<std::vector<Base*>> early_releases(const Program& program,
-                                                        const Partition& partition);
+  // Steps 4-6 for the program's plan (`bases` in the plan's id order); `prepare`: step 4's
+  // prepare pass (an exact repeat's kernels are ready).
+  void run(const Program& program, FlushPlan& plan, const std::vector<Base*>& bases, bool prepare);
   static void free_base(Base& base);
 
   std::unique_ptr<Engine> engine_;
@@ -79,7 +83,8 @@ private:
   int64_t flushes_ = 0;
   int64_t blocks_ = 0;
   int64_t partition_cost_ = 0; // sum of Partition::cost over the flushes (the fuser's model)
-  double fuse_seconds_ = 0;
+  int64_t plans_reused_ = 0;   // flushes that ran an exact repeat's kept plan
+  double fuse_seconds_ = 0;    // fusion and planning (the plan of the flush)
 };
 
 } // namespace hassium

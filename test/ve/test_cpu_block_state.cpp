@@ -1,0 +1,121 @@
+// Tests of the CPU engine's kept block states (KernelBlock::state): a state left by one block
+// runs a block of the same structure from another program with that program's pointers and
+// constants, without planning or compiling again.
+#include <catch2/catch.hpp>
+
+#include "test/ve/cpu_fixture.h"
+
+using namespace hassium;
+using namespace hassium::test;
+
+namespace {
+constexpr int64_t kRows = 64, kCols = 2048; // 131072 elements: the sum splits into partials
+
+// out = a * c + b[::-1] over a (kRows, kCols) view; t = out * 0.5 contracted; s = sum(t) along
+// axis 1 (a per-row result), then total = sum(b). Fresh bases every call, so two calls give
+// the same structure over other memory.
+struct Case {
+  Program p;
+  BasePtr a, b, out, t, s, total;
+
+  explicit Case(double c, double shift) {
+    a = make_data_base("a", DType::FLOAT64, kRows * kCols);
+    b = make_data_base("b", DType::FLOAT64, kRows * kCols);
+    out = make_data_base("out", DType::FLOAT64, kRows * kCols);
+    t = make_temp_base("t", DType::FLOAT64, kRows * kCols);
+    s = make_data_base("s", DType::FLOAT64, kRows);
+    total = make_data_base("total", DType::FLOAT64, 1);
+    for (int64_t i = 0; i < kRows * kCols; ++i) {
+      data_of<double>(a)[i] = double(i % 97) + shift;
+      data_of<double>(b)[i] = double(i % 13) - shift;
+    }
+    View va = view(a, 0, {kRows, kCols}, {kCols, 1});
+    View vb = view(b, kRows * kCols - 1, {kRows, kCols}, {-kCols, -1});
+    View vo = view(out, 0, {kRows, kCols}, {kCols, 1});
+    View vt = view(t, 0, {kRows, kCols}, {kCols, 1});
+    p.instrs.push_back(Instruction(Opcode::MULTIPLY, {vo, va, Scalar::of_float(c)}));
+    p.instrs.push_back(Instruction(Opcode::ADD, {vo, vo, vb}));
+    p.instrs.push_back(Instruction(Opcode::MULTIPLY, {vt, vo, Scalar::of_float(0.5)}));
+    p.instrs.push_back(
+        Instruction(Opcode::ADD_REDUCE, {view(s, 0, {kRows}, {1}), vt, axis_const(1)}));
+    p.instrs.push_back(
+        Instruction(Opcode::ADD_REDUCE,
+                    {view(total, 0, {}, {}), view(b, 0, {kRows * kCols}, {1}), axis_const(0)}));
+  }
+
+  // Runs the fused block (instructions 0-3, t contracted) and the full sum, with `state` slots.
+  void run(Engine& e, std::unique_ptr<EngineBlockState>* fused,
+           std::unique_ptr<EngineBlockState>* sum) {
+    KernelBlock k;
+    k.program = &p;
+    k.instrs = {0, 1, 2, 3};
+    k.contracted = {t.get()};
+    k.state = fused;
+    e.execute(k);
+    KernelBlock k2;
+    k2.program = &p;
+    k2.instrs = {4};
+    k2.state = sum;
+    e.execute(k2);
+  }
+
+  // The values the program defines, computed here.
+  void check(double c, double shift) const {
+    for (int64_t r = 0; r < kRows; r += 7) {
+      double row = 0;
+      for (int64_t j = 0; j < kCols; ++j) {
+        int64_t i = r * kCols + j;
+        double expect =
+            (double(i % 97) + shift) * c + (double((kRows * kCols - 1 - i) % 13) - shift);
+        REQUIRE(data_of<double>(out)[i] == expect);
+        row += expect * 0.5;
+      }
+      CHECK(data_of<double>(s)[r] == Approx(row).epsilon(1e-12));
+    }
+    double all = 0;
+    for (int64_t i = 0; i < kRows * kCols; ++i) all += double(i % 13) - shift;
+    CHECK(data_of<double>(total)[0] == Approx(all).epsilon(1e-12));
+  }
+};
+} // namespace
+
+TEST_CASE("block state: a kept plan and kernel run another program of the same structure",
+          "[ve][cpu][state]") {
+  auto engine = test_engine();
+  std::unique_ptr<EngineBlockState> fused, sum;
+  Case first(2.0, 0.0);
+  first.run(*engine, &fused, &sum);
+  first.check(2.0, 0.0);
+  REQUIRE(fused);
+  REQUIRE(sum);
+  const EngineStats after_first = engine->stats();
+
+  for (auto [c, shift] : {std::pair{-3.0, 1.5}, std::pair{0.25, -7.0}}) {
+    Case next(c, shift); // other memory, other constants
+    next.run(*engine, &fused, &sum);
+    next.check(c, shift);
+  }
+  const EngineStats after = engine->stats();
+  CHECK(after.kernels_compiled == after_first.kernels_compiled);
+  CHECK(after.memory_cache_hits == after_first.memory_cache_hits + 4);
+  CHECK(after.blocks_executed == after_first.blocks_executed + 4);
+}
+
+TEST_CASE("block state: none is kept without a kernel cache, or for a null slot",
+          "[ve][cpu][state]") {
+  CpuOptions o;
+  o.threads = 2;
+  o.cache = KernelCacheMode::NONE;
+  auto uncached = make_cpu_engine(o);
+  std::unique_ptr<EngineBlockState> fused, sum;
+  Case a(2.0, 0.0);
+  a.run(*uncached, &fused, &sum);
+  a.check(2.0, 0.0);
+  CHECK_FALSE(fused);
+  CHECK_FALSE(sum);
+
+  auto cached = test_engine();
+  Case b(1.0, 3.0);
+  b.run(*cached, nullptr, nullptr);
+  b.check(1.0, 3.0);
+}

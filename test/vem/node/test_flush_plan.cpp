@@ -1,0 +1,154 @@
+// Tests of vem/node/flush_plan: an exact repeat runs its kept plan and does exactly what a
+// fresh plan does (blocks, contraction, allocation, SYNC, FREE, releases), on random programs.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <random>
+
+#include "core/error.h"
+#include "ir/merge_cache.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "test/ir/random_programs.h"
+#include "vem/node/node_vem.h"
+
+using namespace hassium;
+
+namespace {
+// Records each block (instructions, contracted base names) and checks that exactly the
+// non-contracted bases have data; NEGATIVE stands in for bad data (UserError).
+struct RecordingEngine : Engine {
+  std::vector<std::pair<std::vector<size_t>, std::vector<std::string>>> blocks;
+  int64_t with_state = 0; // blocks that came with a kept state slot filled
+  std::string_view name() const override { return "recording"; }
+  void execute(const KernelBlock& block) override {
+    std::vector<std::string> contracted;
+    for (const Base* b : block.contracted) contracted.push_back(b->name);
+    blocks.emplace_back(block.instrs, contracted);
+    if (block.state && *block.state) ++with_state;
+    for (size_t i : block.instrs) {
+      const Instruction& ins = block.program->instrs[i];
+      for (const auto& opnd : ins.operands)
+        if (const View* v = std::get_if<View>(&opnd)) {
+          bool c = std::count(block.contracted.begin(), block.contracted.end(), v->base.get());
+          REQUIRE((v->base->data == nullptr) == c);
+        }
+      if (ins.op == Opcode::NEGATIVE) HS_USER_ERROR() << "bad data";
+    }
+    if (block.state && !*block.state) *block.state = std::make_unique<EngineBlockState>();
+  }
+  EngineStats stats() const override { return {}; }
+};
+
+struct Vem {
+  RecordingEngine* engine;
+  std::unique_ptr<NodeVem> vem;
+  explicit Vem(bool cache) {
+    auto e = std::make_unique<RecordingEngine>();
+    engine = e.get();
+    vem = std::make_unique<NodeVem>(std::move(e), FuserOptions{},
+                                    cache ? std::make_unique<MergeCache>() : nullptr);
+  }
+  ProfileCounters counters() const {
+    ProfileCounters c;
+    vem->add_counters(c);
+    return c;
+  }
+};
+
+// What a flush left behind: per base name, whether it has data and is synced.
+std::map<std::string, std::pair<bool, bool>> state_of(const Program& p) {
+  std::map<std::string, std::pair<bool, bool>> s;
+  for (const auto& ins : p.instrs)
+    for (const auto& opnd : ins.operands)
+      if (const View* v = std::get_if<View>(&opnd))
+        s[v->base->name] = {v->base->data != nullptr, v->base->synced};
+  return s;
+}
+} // namespace
+
+TEST_CASE("flush plan: an exact repeat runs the kept plan and does what a fresh plan does",
+          "[vem][plan]") {
+  std::mt19937 seeds(20261122);
+  int reused_somewhere = 0;
+  for (int n = 0; n < 300; ++n) {
+    const uint32_t seed = seeds();
+    Vem cached(true), fresh(false);
+    for (int round = 0; round < 3; ++round) {
+      // The same structure over fresh bases every round (a loop's flushes).
+      std::mt19937 rng_a(seed), rng_b(seed);
+      Program a = test::random_program(rng_a), b = test::random_program(rng_b);
+      cached.vem->execute(a);
+      fresh.vem->execute(b);
+      INFO("program " << n << ", round " << round << ":\n" << print_program(a));
+      REQUIRE(state_of(a) == state_of(b));
+    }
+    REQUIRE(cached.engine->blocks == fresh.engine->blocks);
+    CHECK(cached.vem->pool().stats().peak_bytes_in_use ==
+          fresh.vem->pool().stats().peak_bytes_in_use);
+    CHECK(cached.vem->pool().stats().reuses == fresh.vem->pool().stats().reuses);
+    const ProfileCounters c = cached.counters();
+    CHECK(c.plans_reused == 2); // rounds 2 and 3
+    CHECK(c.blocks == fresh.counters().blocks);
+    CHECK(c.partition_cost == fresh.counters().partition_cost);
+    CHECK(fresh.counters().plans_reused == 0);
+    // The engine got its kept states back on the repeats, one per compute block.
+    int64_t compute_blocks = int64_t(cached.engine->blocks.size()) / 3;
+    CHECK(cached.engine->with_state == 2 * compute_blocks);
+    reused_somewhere += compute_blocks > 0;
+  }
+  CHECK(reused_somewhere > 250);
+}
+
+TEST_CASE("flush plan: a base with data in one flush and none in the next is no exact repeat",
+          "[vem][plan]") {
+  const char* text = R"(
+.base T float64 4
+.base O float64 4
+IDENTITY T, 1.5
+ADD O, T, 2
+FREE T
+SYNC O
+)";
+  Vem v(true);
+  Program first = parse_program(text);
+  v.vem->execute(first);
+  Program second = parse_program(text);
+  double outside[4] = {};
+  second.find_base("O")->data = outside; // the frontend's memory: a different program
+  v.vem->execute(second);
+  CHECK(v.counters().plans_reused == 0);
+  Program third = parse_program(text);
+  v.vem->execute(third);
+  CHECK(v.counters().plans_reused == 1);
+}
+
+TEST_CASE("flush plan: a failed flush keeps no plan; the next repeat plans afresh", "[vem][plan]") {
+  const char* text = R"(
+.base A float64 4
+.base B float64 4
+IDENTITY A, 1
+NEGATIVE B, A
+FREE A
+SYNC B
+)";
+  Vem v(true);
+  Program first = parse_program(text);
+  CHECK_THROWS_AS(v.vem->execute(first), UserError);
+  Program second = parse_program(text);
+  CHECK_THROWS_AS(v.vem->execute(second), UserError);
+  CHECK(v.counters().plans_reused == 0);
+  CHECK(v.engine->with_state == 0);
+}
+
+TEST_CASE("flush plan: bases in key order are MergeCache::write_key's", "[vem][plan]") {
+  std::mt19937 rng(7);
+  for (int n = 0; n < 200; ++n) {
+    Program p = test::random_program(rng);
+    std::vector<Base*> mine, key_order;
+    bases_in_key_order(p, mine);
+    std::string key;
+    MergeCache::write_key(p, FuserOptions{}, key, nullptr, &key_order);
+    REQUIRE(mine == key_order);
+  }
+}

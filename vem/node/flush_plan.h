@@ -1,0 +1,47 @@
+// FlushPlan: what the node VEM derives from a flushed program's structure, in base ids, so that
+// a later flush of the same program up to base names and constants runs without deriving it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/program.h"
+#include "ir/fuser.h"
+#include "ir/partition.h"
+#include "ve/engine.h"
+
+namespace hassium {
+
+// Bases are named by id: their position in `bases`, the program's bases in the merge-cache key's
+// order (first appearance among the operands, MergeCache::write_key). Two programs with one key
+// and one layout get the same plan, so a plan kept with the merge-cache entry
+// (PartitionAttachment) serves every exact repeat of its program (a loop's flushes).
+struct FlushPlan : PartitionAttachment {
+  struct Block {
+    std::vector<size_t> compute;      // its compute instructions, program order (the kernel)
+    std::vector<uint32_t> contracted; // bases created and FREEd in it (vem/node/contraction.h)
+    // Bases its compute instructions access, except the contracted ones, in first-access
+    // order, each with whether it needs zeros when it has no data (read before any write).
+    std::vector<std::pair<uint32_t, bool>> access;
+    std::vector<uint32_t> written;                  // bases its compute instructions write
+    std::vector<std::pair<uint32_t, Opcode>> sync;  // its SYNCs and FREEs, program order
+    std::vector<uint32_t> release_after;            // FREEd bases whose last access is here
+    std::unique_ptr<EngineBlockState> engine_state; // the engine's, once it ran the block
+  };
+
+  const void* owner = nullptr;         // the VEM that made it (its engine made the engine states)
+  Partition partition;                 // the fuser's, after defer_early_writes
+  std::vector<Block> blocks;           // one per partition block, in its order
+  std::vector<uint32_t> release_first; // bases FREEd and never accessed: let go first
+};
+
+// The plan of `program` under `partition` (moved in, after any repair such as
+// defer_early_writes); `bases` as above. Contraction depends on which bases have data now.
+std::shared_ptr<FlushPlan> make_flush_plan(const Program& program, Partition partition,
+                                           const std::vector<Base*>& bases);
+
+// The program's bases in the key's order (what fuse() gives in FuseInfo::bases with a cache).
+void bases_in_key_order(const Program& program, std::vector<Base*>& bases);
+
+} // namespace hassium
