@@ -25,10 +25,9 @@ std::string shape_text(const Dims& d) {
 Array new_array(DType t, const Dims& shape) {
   int64_t n = 1;
   for (auto e : shape) n *= e;
-  Array a;
-  a.owner = new_base(t, n);
-  a.view = View::contiguous(a.owner->base, shape);
-  return a;
+  OwnerPtr owner = new_base(t, n);
+  View v = View::contiguous(owner->base, shape);
+  return Array{std::move(owner), std::move(v), false};
 }
 
 bool shapes_broadcast(std::span<const Dims> shapes, Dims& out) {
@@ -173,20 +172,20 @@ void record_copy(const View& out, const View& in) {
   if (src.identical(out)) return; // a copy onto itself
   if (overlaps(src, out)) {
     Array tmp = copy_as(in, in.dtype());
-    record(Opcode::IDENTITY, {out, broadcast_view(tmp.view, out.shape)});
+    record(Opcode::IDENTITY, operands(out, broadcast_view(tmp.view, out.shape)));
     return;
   }
-  record(Opcode::IDENTITY, {out, src});
+  record(Opcode::IDENTITY, operands(out, std::move(src)));
 }
 
 void record_fill(const View& out, const Scalar& value) {
   if (out.size() == 0) return;
-  record(Opcode::IDENTITY, {out, value.cast(out.dtype())});
+  record(Opcode::IDENTITY, operands(out, value.cast(out.dtype())));
 }
 
 Array copy_as(const View& v, DType t) {
   Array r = new_array(t, v.shape);
-  if (v.size() > 0) record(Opcode::IDENTITY, {r.view, v});
+  if (v.size() > 0) record(Opcode::IDENTITY, operands(r.view, v));
   return r;
 }
 

@@ -306,18 +306,22 @@ void bind_ndarray(py::module_& m) {
   });
   cls.def("__str__", [](const Array& a) -> py::object { return py::str(to_numpy(a)); });
 
-  cls.def("reshape", [](const Array& a, py::args args, py::kwargs kw) {
+  // Methods that hand the array itself back to Python take it as a handle: wrap() does not
+  // enter arrays in pybind11's instance map, so py::cast(a) would make a new object.
+  cls.def("reshape", [](py::handle self, py::args args, py::kwargs kw) {
+    const Array& a = array_of(self);
     if (kw.contains("order") && py::str(kw["order"]).cast<std::string>() != "C")
-      return call_fallback("reshape", "method", py::make_tuple(py::cast(a), args), kw);
+      return call_fallback("reshape", "method", py::make_tuple(self, args), kw);
     auto s = shape_args(args);
     if (kw.contains("shape")) s = shape_args(py::make_tuple(kw["shape"]));
     return wrap(reshape(a, s));
   });
   cls.def(
       "ravel",
-      [](const Array& a, py::str order) {
+      [](py::handle self, py::str order) {
+        const Array& a = array_of(self);
         if (order.cast<std::string>() != "C")
-          return call_fallback("ravel", "method", py::make_tuple(py::cast(a), order), py::dict());
+          return call_fallback("ravel", "method", py::make_tuple(self, order), py::dict());
         int64_t n[1] = {a.size()};
         return wrap(reshape(a, n));
       },
@@ -375,13 +379,13 @@ void bind_ndarray(py::module_& m) {
       py::arg("order") = "C");
   cls.def(
       "astype",
-      [](const Array& a, py::object dtype, py::str order, py::str casting, bool subok,
+      [](py::handle self, py::object dtype, py::str order, py::str casting, bool subok,
          bool copy) -> py::object {
+        const Array& a = array_of(self);
         (void)order;
         (void)subok;
         auto t = dtype_from_arg(dtype);
-        if (!t)
-          return call_fallback("astype", "method", py::make_tuple(py::cast(a), dtype), py::dict());
+        if (!t) return call_fallback("astype", "method", py::make_tuple(self, dtype), py::dict());
         auto cs = parse_casting(casting.cast<std::string>());
         if (!cs)
           raise_value_error(
@@ -390,7 +394,7 @@ void bind_ndarray(py::module_& m) {
           raise_type_error("Cannot cast array data from " + dtype_repr(a.dtype()) + " to " +
                            dtype_repr(*t) + " according to the rule '" +
                            casting.cast<std::string>() + "'");
-        if (!copy && *t == a.dtype()) return py::cast(a);
+        if (!copy && *t == a.dtype()) return py::reinterpret_borrow<py::object>(self);
         return wrap(copy_as(a.view, *t));
       },
       py::arg("dtype"), py::arg("order") = "K", py::arg("casting") = "unsafe",

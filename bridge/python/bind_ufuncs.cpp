@@ -13,6 +13,27 @@ struct UfuncObject {
 py::object no_value() {
   return py::module_::import("numpy").attr("_NoValue");
 }
+
+// hassium.add(a, b) and friends through the type's call slot, called by the interpreter
+// directly: no lookup of __call__ and no pybind11 dispatch (its argument tuple and keyword
+// dict). Same call as the __call__ method.
+PyObject* ufunc_slot_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+  try {
+    static py::detail::type_info* info = py::detail::get_type_info(typeid(UfuncObject));
+    auto* inst = reinterpret_cast<py::detail::instance*>(self);
+    auto vh = inst->get_value_and_holder(info);
+    auto kw = kwargs ? py::reinterpret_borrow<py::kwargs>(kwargs) : py::kwargs();
+    return ufunc_call(*vh.value_ptr<UfuncObject>()->def, py::reinterpret_borrow<py::args>(args), kw)
+        .release()
+        .ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+    return nullptr;
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+}
 } // namespace
 
 void bind_ufuncs(py::module_& m) {
@@ -21,6 +42,9 @@ void bind_ufuncs(py::module_& m) {
   cls.def("__call__", [](const UfuncObject& u, py::args args, py::kwargs kw) {
     return ufunc_call(*u.def, args, kw);
   });
+  auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  type->tp_call = ufunc_slot_call;
+  PyType_Modified(type);
   cls.def_property_readonly("nin", [](const UfuncObject& u) { return u.def->nin; });
   cls.def_property_readonly("nout", [](const UfuncObject& u) { return u.def->nout; });
   cls.def_property_readonly("nargs", [](const UfuncObject& u) { return u.def->nin + u.def->nout; });

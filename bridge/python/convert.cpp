@@ -3,6 +3,7 @@
 
 #include <climits>
 #include <cstring>
+#include <memory>
 
 #include "bridge/python/errors.h"
 
@@ -89,7 +90,23 @@ Array& array_of(py::handle obj) {
 }
 
 py::object wrap(Array a) {
-  return py::cast(std::move(a), py::return_value_policy::move);
+  // What py::cast(std::move(a)) does for a new object, without its searches: the type's
+  // registry entry is looked up once, and the instance is not entered in pybind11's map of
+  // instances by C++ address (that map only serves casts of existing C++ objects by pointer or
+  // reference, which no binding of Array makes; pybind11 deregisters only registered
+  // instances at deallocation).
+  static_assert(std::is_same_v<py::class_<Array>::holder_type, std::unique_ptr<Array>>);
+  static py::detail::type_info* info = py::detail::get_type_info(typeid(Array));
+  auto obj = py::reinterpret_steal<py::object>(py::detail::make_new_instance(info->type));
+  if (!obj) throw py::error_already_set();
+  auto* inst = reinterpret_cast<py::detail::instance*>(obj.ptr());
+  auto vh = inst->get_value_and_holder(info);
+  auto* value = new Array(std::move(a));
+  vh.value_ptr() = value;
+  inst->owned = true;
+  new (std::addressof(vh.holder<std::unique_ptr<Array>>())) std::unique_ptr<Array>(value);
+  vh.set_holder_constructed();
+  return obj;
 }
 
 ArgStatus classify(py::handle obj, Arg& out) {

@@ -1,6 +1,7 @@
 // The Python frontend's link to the Runtime: base names, recording with loop-aligned flushes, FREE.
 #include "bridge/python/session.h"
 
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -30,7 +31,13 @@ std::string g_failed_message;
 BaseOwner::~BaseOwner() {
   if (g_shutting_down || !base) return;
   try {
-    Instruction free(Opcode::FREE, {View::whole(base)});
+    // FREE of the whole base, built in place; the owner's reference moves into it.
+    std::vector<Operand> ops(1);
+    View& v = std::get<View>(ops[0]);
+    v.shape.push_back(base->nelem);
+    v.stride.push_back(1);
+    v.base = std::move(base);
+    Instruction free(Opcode::FREE, std::move(ops));
     const uint64_t sig = FlushPolicy::signature(free);
     Runtime::instance().record(std::move(free));
     g_policy.note(sig);
@@ -40,7 +47,9 @@ BaseOwner::~BaseOwner() {
 }
 
 OwnerPtr new_base(DType t, int64_t nelem) {
-  std::string name = "a" + std::to_string(g_next_name++);
+  char text[24] = {'a'};
+  char* end = std::to_chars(text + 1, text + sizeof text, g_next_name++).ptr;
+  std::string name(text, end);
   return std::make_shared<BaseOwner>(make_base(std::move(name), t, nelem));
 }
 

@@ -22,6 +22,15 @@ using OwnerPtr = std::shared_ptr<BaseOwner>;
 
 // A fresh base (unique name, no memory until the runtime writes it).
 OwnerPtr new_base(DType t, int64_t nelem);
+// The operands of an instruction, each moved (or copied, for an lvalue) straight into place: a
+// braced list copies every view twice (into the list, then out of it).
+template <typename... T> std::vector<Operand> operands(T&&... x) {
+  std::vector<Operand> v;
+  v.reserve(sizeof...(T));
+  (v.emplace_back(std::forward<T>(x)), ...);
+  return v;
+}
+
 // Appends an instruction to the pending program; flushes once more than the threshold
 // ([python] flush_threshold) are pending, at the loop phase of the previous flush when
 // [python] align_flushes is on (core/flush_policy.h: at most twice the threshold).

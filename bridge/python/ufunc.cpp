@@ -444,24 +444,23 @@ std::optional<py::object> fast_call(const UfuncDef& u, py::handle a, py::handle 
     return std::nullopt;
   if (u.op == Opcode::POWER && u.nin == 2 && !arrays[1] && is_integer(loop->in[1]))
     return std::nullopt; // the negative-exponent check
-  Operand in[2];
+  // Output first (its view is set once the array exists), then the inputs, built in place.
+  std::vector<Operand> ops(size_t(u.nin) + 1);
   for (int i = 0; i < u.nin; ++i) {
     DType t = loop->in[size_t(i)];
     if (arrays[i]) {
       if (arrays[i]->dtype() != t || arrays[i]->shape() != first->shape()) return std::nullopt;
-      in[i] = arrays[i]->view;
+      ops[size_t(i) + 1] = arrays[i]->view;
     } else {
       auto c = constant_for_loop(consts[i], t);
       if (!c) return std::nullopt;
-      in[i] = *c;
+      ops[size_t(i) + 1] = *c;
     }
   }
   Array r = new_array(loop->out[0], first->shape());
   if (r.size() > 0) {
-    if (u.nin == 2)
-      record(u.op, {r.view, std::move(in[0]), std::move(in[1])});
-    else
-      record(u.op, {r.view, std::move(in[0])});
+    std::get<View>(ops[0]) = r.view;
+    record(u.op, std::move(ops));
   }
   r.scalar = r.ndim() == 0;
   return wrap(std::move(r));
