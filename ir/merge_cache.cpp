@@ -1,6 +1,7 @@
 // Merge cache: canonical keys, the in-memory table, the checked on-disk store.
 #include "ir/merge_cache.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -397,7 +398,17 @@ void MergeCache::note_checked(std::string_view key, const Partition& p, Layout l
 void MergeCache::attach(std::string_view key, Layout layout, std::shared_ptr<Attachment> a) {
   std::lock_guard lock(mutex_);
   Entry* e = entry(key, hash_key(key));
-  if (e && e->layout == layout && layout != Layout{}) e->attachment = std::move(a);
+  if (!e || e->layout != layout || layout == Layout{}) return;
+  e->attachment = std::move(a);
+  e->attached_at = ++attach_count_;
+  size_t held = 0;
+  Entry* oldest = nullptr;
+  for (auto& [h, other] : entries_)
+    if (other.attachment) {
+      ++held;
+      if (!oldest || other.attached_at < oldest->attached_at) oldest = &other;
+    }
+  if (held > std::max<size_t>(options_.max_attachments, 1)) oldest->attachment.reset();
 }
 
 void MergeCache::remember(std::string_view key, uint64_t hash, const Partition& p, Layout layout) {

@@ -42,8 +42,9 @@ namespace hassium {
 class MergeCache {
 public:
   struct Options {
-    size_t max_entries = 4096; // in memory; the oldest entry goes first
-    std::string dir;           // on-disk store; empty = memory only
+    size_t max_entries = 4096;    // in memory; the oldest entry goes first
+    size_t max_attachments = 256; // entries holding one; the longest-held one goes first
+    std::string dir;              // on-disk store; empty = memory only
   };
   struct Stats {
     uint64_t hits = 0;          // answered from memory or disk
@@ -98,7 +99,9 @@ public:
   // so a repeat of the layout skips the check; its attachment goes.
   void note_checked(std::string_view key, const Partition& p, Layout layout);
   // Keeps `a` with the entry of `key` if its layout is `layout` (else does nothing). Replacing
-  // the entry's partition or layout drops it.
+  // the entry's partition or layout drops it, and so does a new attachment elsewhere once
+  // max_attachments entries hold one (the one attached longest ago goes: attachments can be
+  // large, a whole flush's plan).
   void attach(std::string_view key, Layout layout, std::shared_ptr<Attachment> a);
   // Drops the in-memory entries (the disk store stays).
   void clear();
@@ -111,6 +114,7 @@ private:
     Partition partition;
     Layout layout{}; // of the program the partition was computed or checked for
     std::shared_ptr<Attachment> attachment;
+    uint64_t attached_at = 0; // attach() sequence number, for the max_attachments bound
   };
   Entry* entry(std::string_view key, uint64_t hash); // mutex_ held
   std::optional<Partition> read_disk(std::string_view key, uint64_t hash, size_t size);
@@ -120,7 +124,8 @@ private:
   Options options_;
   mutable std::mutex mutex_;
   std::unordered_multimap<uint64_t, Entry> entries_;
-  std::deque<uint64_t> age_; // insertion order of the hashes, for eviction
+  std::deque<uint64_t> age_;  // insertion order of the hashes, for eviction
+  uint64_t attach_count_ = 0; // attach() calls that kept their attachment
   Stats stats_;
 };
 

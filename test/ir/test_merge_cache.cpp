@@ -407,3 +407,23 @@ TEST_CASE("a reduction's axis is in the key: it shapes the loops, unlike other c
   CHECK(MergeCache::key(sum_along(1), o) == MergeCache::key(sum_along(1), o));
   CHECK(MergeCache::key(iteration("a", 1.0), o) == MergeCache::key(iteration("a", 9.0), o));
 }
+
+TEST_CASE("at most max_attachments entries hold an attachment; the oldest one goes") {
+  MergeCache::Options mo;
+  mo.max_attachments = 2;
+  MergeCache cache(mo);
+  FuserOptions o;
+  FuseInfo info;
+  for (int n = 0; n < 3; ++n) { // three keys: 0, 1 or 2 extra SYNCs
+    fuse(with_syncs(iteration("a", 1.0), n), o, &cache, &info);
+    cache.attach(info.key, info.layout, std::make_shared<PartitionAttachment>());
+  }
+  auto attached = [&](int n) {
+    fuse(with_syncs(iteration("b", 1.0), n), o, &cache, &info);
+    REQUIRE(info.exact);
+    return info.attachment != nullptr;
+  };
+  CHECK_FALSE(attached(0));
+  CHECK(attached(1));
+  CHECK(attached(2));
+}

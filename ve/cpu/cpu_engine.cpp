@@ -144,7 +144,9 @@ public:
 private:
   // A block's plan and kernel, kept for blocks of the same structure (KernelBlock::state).
   struct BlockState : EngineBlockState {
-    BlockState(const KernelPlan& p, const CompiledKernel* k) : plan(p), kernel(k) {}
+    BlockState(const KernelPlan& p, const CompiledKernel* k) : plan(p), kernel(k) {
+      plan.spec = std::string(); // the memory-cache key: not needed to run again
+    }
     KernelPlan plan;
     const CompiledKernel* kernel; // null when the plan is empty
   };
