@@ -43,10 +43,11 @@ bool Runtime::installed() const {
   return stack_.backend != nullptr;
 }
 
-void Runtime::record(Instruction ins) {
+size_t Runtime::record(Instruction ins) {
   std::lock_guard lock(mutex_);
   if (stack_.check) stack_.check(ins, pending_.instrs.size());
   pending_.instrs.push_back(std::move(ins));
+  return pending_.instrs.size();
 }
 
 void Runtime::flush() {

@@ -55,7 +55,8 @@ public:
   bool installed() const;
 
   // Appends to the pending program, after the stack's check (Stack::check) if it has one.
-  void record(Instruction ins);
+  // Returns the number of pending instructions with it (pending_size() without a second lock).
+  size_t record(Instruction ins);
   // Runs the pending program: filters in order, then the backend. No-op when nothing is pending.
   void flush();
   // Records SYNC of the base and flushes: afterwards base->data holds its values.

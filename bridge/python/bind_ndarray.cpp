@@ -156,6 +156,45 @@ void install_number_slots(PyTypeObject* type) {
   PyType_Modified(type);
 }
 
+// a[key] and a[key] = v as the type's mapping slots, for the same reason (the bound
+// __getitem__ / __setitem__ stay for explicit calls). Deletion keeps the slot Python made.
+objobjargproc g_default_ass_subscript = nullptr;
+
+PyObject* slot_getitem(PyObject* self, PyObject* key) {
+  try {
+    return getitem(array_of(self), key).release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+    return nullptr;
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+}
+
+int slot_setitem(PyObject* self, PyObject* key, PyObject* value) {
+  if (!value) return g_default_ass_subscript(self, key, value);
+  try {
+    setitem(array_of(self), key, value);
+    return 0;
+  } catch (py::error_already_set& e) {
+    e.restore();
+    return -1;
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return -1;
+  }
+}
+
+void install_mapping_slots(PyTypeObject* type) {
+  PyMappingMethods* mp = type->tp_as_mapping;
+  HS_INTERNAL_ASSERT(mp && mp->mp_ass_subscript) << "hassium.ndarray: no mapping slots";
+  g_default_ass_subscript = mp->mp_ass_subscript;
+  mp->mp_subscript = slot_getitem;
+  mp->mp_ass_subscript = slot_setitem;
+  PyType_Modified(type);
+}
+
 } // namespace
 
 void bind_ndarray(py::module_& m) {
@@ -229,6 +268,7 @@ void bind_ndarray(py::module_& m) {
   });
   cls.attr("__hash__") = py::none();
   install_number_slots(reinterpret_cast<PyTypeObject*>(cls.ptr()));
+  install_mapping_slots(reinterpret_cast<PyTypeObject*>(cls.ptr()));
 
   cls.def("__bool__", &truth);
   cls.def("__float__", [](const Array& a) {

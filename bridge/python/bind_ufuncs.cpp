@@ -22,10 +22,10 @@ PyObject* ufunc_slot_call(PyObject* self, PyObject* args, PyObject* kwargs) {
     static py::detail::type_info* info = py::detail::get_type_info(typeid(UfuncObject));
     auto* inst = reinterpret_cast<py::detail::instance*>(self);
     auto vh = inst->get_value_and_holder(info);
-    auto kw = kwargs ? py::reinterpret_borrow<py::kwargs>(kwargs) : py::kwargs();
-    return ufunc_call(*vh.value_ptr<UfuncObject>()->def, py::reinterpret_borrow<py::args>(args), kw)
-        .release()
-        .ptr();
+    const UfuncDef& u = *vh.value_ptr<UfuncObject>()->def;
+    auto a = py::reinterpret_borrow<py::args>(args);
+    if (!kwargs || PyDict_GET_SIZE(kwargs) == 0) return ufunc_call(u, std::move(a)).release().ptr();
+    return ufunc_call(u, std::move(a), py::reinterpret_borrow<py::kwargs>(kwargs)).release().ptr();
   } catch (py::error_already_set& e) {
     e.restore();
     return nullptr;

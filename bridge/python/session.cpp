@@ -57,10 +57,9 @@ void record(Opcode op, std::vector<Operand> operands) {
   Runtime& rt = Runtime::instance();
   Instruction ins(op, std::move(operands));
   const uint64_t sig = FlushPolicy::signature(ins);
-  rt.record(std::move(ins));
+  const size_t pending = rt.record(std::move(ins));
   if (g_align < 0) set_align_flushes(Config::global()->get_bool("python", "align_flushes"));
-  if (g_policy.decide(sig, int64_t(rt.pending_size()), g_threshold) != FlushPolicy::Cut::NONE)
-    rt.flush();
+  if (g_policy.decide(sig, int64_t(pending), g_threshold) != FlushPolicy::Cut::NONE) rt.flush();
 }
 
 void flush() {

@@ -594,6 +594,15 @@ py::object ufunc_call(const UfuncDef& u, py::args args, py::kwargs kwargs) {
   return call_fallback(u.name, "__call__", args, kwargs);
 }
 
+py::object ufunc_call(const UfuncDef& u, py::args args) {
+  if (args.size() == size_t(u.nin)) {
+    PyObject* t = args.ptr();
+    py::handle b = u.nin > 1 ? PyTuple_GET_ITEM(t, 1) : nullptr;
+    if (auto r = fast_call(u, PyTuple_GET_ITEM(t, 0), b)) return std::move(*r);
+  }
+  return ufunc_call(u, std::move(args), py::kwargs());
+}
+
 py::object binary_operator(const UfuncDef& u, py::handle a, py::handle b) {
   if (u.nin == 2)
     if (auto r = fast_call(u, a, b)) return std::move(*r);

@@ -50,6 +50,8 @@ py::object call_fallback(const char* name, const char* method, py::tuple args, p
 
 // ufunc(*args, out=, where=, dtype=, casting=) like NumPy's __call__.
 py::object ufunc_call(const UfuncDef& u, py::args args, py::kwargs kwargs);
+// ufunc(*args) without keywords: the same, without making an empty keyword dict.
+py::object ufunc_call(const UfuncDef& u, py::args args);
 // a <op> b for the operators: NotImplemented for operands hassium and NumPy do not know.
 py::object binary_operator(const UfuncDef& u, py::handle a, py::handle b);
 // a <op>= b: writes into a (NumPy's same_kind casting rule), returns a.

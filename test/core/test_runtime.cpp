@@ -41,8 +41,8 @@ TEST_CASE("flush hands the pending program to the backend, once") {
   Runtime rt;
   rt.install(fake_stack(&seen));
   auto a = make_base("a", DType::FLOAT64, 4);
-  rt.record(add(a));
-  rt.record(add(a));
+  CHECK(rt.record(add(a)) == 1); // the pending count with it
+  CHECK(rt.record(add(a)) == 2);
   CHECK(rt.pending_size() == 2);
   rt.flush();
   CHECK(rt.pending_size() == 0);
