@@ -70,6 +70,15 @@ void require_scalar_convertible(const Array& a) {
     raise_type_error("only 0-dimensional arrays can be converted to Python scalars");
 }
 
+// The array of a method bound with `py::handle self` (the methods that hand the array itself
+// back): a TypeError for anything else, as pybind11 gives for the other methods.
+const Array& self_array(py::handle self, const char* method) {
+  if (!is_ndarray(self))
+    raise_type_error(std::string(method) + "(): self must be a hassium.ndarray, not " +
+                     Py_TYPE(self.ptr())->tp_name);
+  return array_of(self);
+}
+
 bool truth(const Array& a) {
   if (a.size() == 0)
     raise_value_error("The truth value of an empty array is ambiguous. Use `array.size > 0` to "
@@ -349,7 +358,7 @@ void bind_ndarray(py::module_& m) {
   // Methods that hand the array itself back to Python take it as a handle: wrap() does not
   // enter arrays in pybind11's instance map, so py::cast(a) would make a new object.
   cls.def("reshape", [](py::handle self, py::args args, py::kwargs kw) {
-    const Array& a = array_of(self);
+    const Array& a = self_array(self, "reshape");
     if (kw.contains("order") && py::str(kw["order"]).cast<std::string>() != "C")
       return call_fallback("reshape", "method", py::make_tuple(self, args), kw);
     auto s = shape_args(args);
@@ -359,7 +368,7 @@ void bind_ndarray(py::module_& m) {
   cls.def(
       "ravel",
       [](py::handle self, py::str order) {
-        const Array& a = array_of(self);
+        const Array& a = self_array(self, "ravel");
         if (order.cast<std::string>() != "C")
           return call_fallback("ravel", "method", py::make_tuple(self, order), py::dict());
         int64_t n[1] = {a.size()};
@@ -421,7 +430,7 @@ void bind_ndarray(py::module_& m) {
       "astype",
       [](py::handle self, py::object dtype, py::str order, py::str casting, bool subok,
          bool copy) -> py::object {
-        const Array& a = array_of(self);
+        const Array& a = self_array(self, "astype");
         (void)order;
         (void)subok;
         auto t = dtype_from_arg(dtype);
