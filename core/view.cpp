@@ -2,11 +2,8 @@
 #include "core/view.h"
 
 #include <algorithm>
-#include <functional>
-#include <map>
 #include <numeric>
 #include <sstream>
-#include <vector>
 
 namespace hassium {
 
@@ -155,10 +152,13 @@ bool solve_two(const Term& t1, const Term& t2, __int128 d) {
   return klo <= khi;
 }
 
+// Inline room for the terms of two views of up to 4 dimensions each: no allocation then.
+template <typename T> using TermVector = boost::container::small_vector<T, 8>;
+
 struct Solver {
-  std::vector<Term> terms;                          // coefficients strictly decreasing
-  std::vector<__int128> rest_lo, rest_hi, rest_gcd; // of terms[m+1..]
-  int64_t budget = 100000;                          // search nodes before giving up
+  TermVector<Term> terms;                          // coefficients strictly decreasing
+  TermVector<__int128> rest_lo, rest_hi, rest_gcd; // of terms[m+1..]
+  int64_t budget = 100000;                         // search nodes before giving up
 
   // Can terms[m..] reach d?
   bool solve(size_t m, __int128 d) {
@@ -189,25 +189,29 @@ struct Solver {
 bool overlaps(const View& a, const View& b) {
   if (a.base != b.base || a.size() == 0 || b.size() == 0) return false;
   if (a.max_index() < b.min_index() || b.max_index() < a.min_index()) return false;
-  // Gather the terms; negative strides are flipped by moving the offset to the low end.
-  std::map<__int128, Term, std::greater<>> by_coef;
+  // Gather the terms (one per distinct |stride|, largest first); negative strides are flipped
+  // by moving the offset to the low end.
+  Solver solver;
+  TermVector<Term>& terms = solver.terms;
   __int128 d = __int128(b.min_index()) - a.min_index();
   auto add = [&](const View& v, int sign) {
     for (size_t k = 0; k < v.shape.size(); ++k) {
       int64_t e = v.shape[k], s = v.stride[k] < 0 ? -v.stride[k] : v.stride[k];
       if (e == 1 || s == 0) continue;
-      Term& t = by_coef.try_emplace(s, Term{s, 0, 0}).first->second;
+      auto it =
+          std::find_if(terms.begin(), terms.end(), [&](const Term& t) { return t.coef == s; });
+      if (it == terms.end()) it = terms.insert(terms.end(), Term{s, 0, 0});
       if (sign > 0)
-        t.hi += e - 1;
+        it->hi += e - 1;
       else
-        t.lo -= e - 1;
+        it->lo -= e - 1;
     }
   };
   add(a, +1);
   add(b, -1);
-  Solver solver;
-  for (auto& [c, t] : by_coef) solver.terms.push_back(t);
-  size_t n = solver.terms.size();
+  std::sort(terms.begin(), terms.end(),
+            [](const Term& x, const Term& y) { return x.coef > y.coef; });
+  size_t n = terms.size();
   solver.rest_lo.assign(n, 0);
   solver.rest_hi.assign(n, 0);
   solver.rest_gcd.assign(n, 0);
