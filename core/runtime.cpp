@@ -81,7 +81,33 @@ void Runtime::flush_locked() {
     counters_.flush_seconds += seconds_since(t0);
     throw;
   }
+  keep_operand_storage(program);
   counters_.flush_seconds += seconds_since(t0);
+}
+
+void Runtime::keep_operand_storage(Program& program) {
+  for (Instruction& ins : program.instrs) {
+    const size_t c = ins.operands.capacity();
+    if (c == 0 || c > kSpareCapacity || spare_operands_[c].size() >= kMaxSpare) continue;
+    ins.operands.clear(); // drops the views' base references, as destroying the program would
+    spare_operands_[c].push_back(std::move(ins.operands));
+  }
+}
+
+std::vector<Operand> Runtime::operand_storage(size_t n) {
+  {
+    std::lock_guard lock(mutex_);
+    for (size_t c = n; c <= kSpareCapacity; ++c) {
+      auto& spare = spare_operands_[c];
+      if (spare.empty()) continue;
+      std::vector<Operand> v = std::move(spare.back());
+      spare.pop_back();
+      return v;
+    }
+  }
+  std::vector<Operand> v;
+  v.reserve(n);
+  return v;
 }
 
 size_t Runtime::pending_size() const {
@@ -101,6 +127,7 @@ void Runtime::shutdown() {
   std::lock_guard lock(mutex_);
   stack_ = Stack();
   pending_ = Program();
+  for (auto& spare : spare_operands_) spare = {};
 }
 
 } // namespace hassium

@@ -1,6 +1,7 @@
 // Runtime: the one per process that frontends record instructions into and flush.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -63,6 +64,10 @@ public:
   void sync(const BasePtr& base);
 
   size_t pending_size() const;
+  // An empty operand vector with room for n operands: the storage of an instruction an earlier
+  // flush executed when one of that size is spare, so that recording in a loop allocates none
+  // (and a flush frees none). Optional: instructions may bring their own vectors.
+  std::vector<Operand> operand_storage(size_t n);
   // Counters of the runtime and its backend.
   ProfileCounters counters() const;
   // Prints the counters to stderr when the stack asked for it; then drops the backend.
@@ -70,11 +75,18 @@ public:
 
 private:
   void flush_locked();
+  // Keeps the operand vectors of an executed program for operand_storage(), emptied.
+  void keep_operand_storage(Program& program);
+
+  // Spare operand vectors by capacity (1 to kSpareCapacity operands), at most kMaxSpare each.
+  static constexpr size_t kSpareCapacity = 4;
+  static constexpr size_t kMaxSpare = 1024;
 
   mutable std::mutex mutex_;
   Program pending_;
   Stack stack_;
   ProfileCounters counters_; // the runtime's own: flushes, instructions, flush time
+  std::array<std::vector<std::vector<Operand>>, kSpareCapacity + 1> spare_operands_;
 };
 
 } // namespace hassium

@@ -32,8 +32,8 @@ BaseOwner::~BaseOwner() {
   if (g_shutting_down || !base) return;
   try {
     // FREE of the whole base, built in place; the owner's reference moves into it.
-    std::vector<Operand> ops(1);
-    View& v = std::get<View>(ops[0]);
+    std::vector<Operand> ops = operand_storage(1);
+    View& v = std::get<View>(ops.emplace_back());
     v.shape.push_back(base->nelem);
     v.stride.push_back(1);
     v.base = std::move(base);
@@ -51,6 +51,10 @@ OwnerPtr new_base(DType t, int64_t nelem) {
   char* end = std::to_chars(text + 1, text + sizeof text, g_next_name++).ptr;
   std::string name(text, end);
   return std::make_shared<BaseOwner>(make_base(std::move(name), t, nelem));
+}
+
+std::vector<Operand> operand_storage(size_t n) {
+  return Runtime::instance().operand_storage(n);
 }
 
 void record(Opcode op, std::vector<Operand> operands) {

@@ -22,11 +22,13 @@ using OwnerPtr = std::shared_ptr<BaseOwner>;
 
 // A fresh base (unique name, no memory until the runtime writes it).
 OwnerPtr new_base(DType t, int64_t nelem);
+// An empty operand vector with room for n, reusing executed instructions' storage
+// (Runtime::operand_storage).
+std::vector<Operand> operand_storage(size_t n);
 // The operands of an instruction, each moved (or copied, for an lvalue) straight into place: a
 // braced list copies every view twice (into the list, then out of it).
 template <typename... T> std::vector<Operand> operands(T&&... x) {
-  std::vector<Operand> v;
-  v.reserve(sizeof...(T));
+  std::vector<Operand> v = operand_storage(sizeof...(T));
   (v.emplace_back(std::forward<T>(x)), ...);
   return v;
 }

@@ -445,7 +445,8 @@ std::optional<py::object> fast_call(const UfuncDef& u, py::handle a, py::handle 
   if (u.op == Opcode::POWER && u.nin == 2 && !arrays[1] && is_integer(loop->in[1]))
     return std::nullopt; // the negative-exponent check
   // Output first (its view is set once the array exists), then the inputs, built in place.
-  std::vector<Operand> ops(size_t(u.nin) + 1);
+  std::vector<Operand> ops = operand_storage(size_t(u.nin) + 1);
+  ops.resize(size_t(u.nin) + 1);
   for (int i = 0; i < u.nin; ++i) {
     DType t = loop->in[size_t(i)];
     if (arrays[i]) {

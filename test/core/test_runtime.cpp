@@ -55,6 +55,28 @@ TEST_CASE("flush hands the pending program to the backend, once") {
   CHECK(c.blocks == 7); // from the backend
 }
 
+TEST_CASE("operand storage of executed instructions is handed out again and empty") {
+  std::vector<std::vector<Opcode>> seen;
+  Runtime rt;
+  rt.install(fake_stack(&seen));
+  auto a = make_base("a", DType::FLOAT64, 4);
+  std::vector<Operand> fresh = rt.operand_storage(3); // nothing spare yet: a new vector
+  CHECK(fresh.empty());
+  CHECK(fresh.capacity() >= 3);
+  Instruction ins = add(a);
+  const Operand* storage = ins.operands.data();
+  const size_t capacity = ins.operands.capacity();
+  rt.record(std::move(ins));
+  rt.record(Instruction(Opcode::IDENTITY, {View::whole(a), View::whole(a)}));
+  rt.flush();
+  CHECK(a.use_count() == 1); // the executed instructions hold no views any more
+  std::vector<Operand> reused = rt.operand_storage(capacity);
+  CHECK(reused.empty());
+  CHECK(reused.data() == storage);
+  CHECK(rt.operand_storage(capacity).data() != storage); // handed out once
+  CHECK(rt.operand_storage(100).capacity() >= 100);      // larger than any spare: a new vector
+}
+
 TEST_CASE("sync records a SYNC of the whole base and flushes") {
   std::vector<std::vector<Opcode>> seen;
   Runtime rt;
