@@ -195,6 +195,37 @@ int slot_setitem(PyObject* self, PyObject* key, PyObject* value) {
   }
 }
 
+// Deallocation of the arrays wrap() made (exact type, simple layout, not in pybind11's instance
+// map, no weak references or patients): what pybind11's deallocator does for them, without its
+// search of the type's C++ bases. Anything else goes through pybind11's.
+destructor g_default_dealloc = nullptr;
+
+void ndarray_dealloc(PyObject* self) {
+  static py::detail::type_info* info = py::detail::get_type_info(typeid(Array));
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  PyTypeObject* type = Py_TYPE(self);
+  if (type != info->type || !inst->simple_layout || inst->simple_instance_registered ||
+      inst->weakrefs || inst->has_patients)
+    return g_default_dealloc(self);
+  auto vh = inst->get_value_and_holder(info);
+  if (vh.holder_constructed()) {
+    py::error_scope scope; // the destructor may record and flush: keep a pending error
+    vh.holder<std::unique_ptr<Array>>().~unique_ptr<Array>();
+    vh.set_holder_constructed(false);
+  }
+  vh.value_ptr() = nullptr;
+  inst->deallocate_layout();
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+void install_dealloc(PyTypeObject* type) {
+  HS_INTERNAL_ASSERT(!PyType_HasFeature(type, Py_TPFLAGS_HAVE_GC) && type->tp_dictoffset == 0)
+      << "hassium.ndarray: the deallocator assumes no GC and no instance dict";
+  g_default_dealloc = type->tp_dealloc;
+  type->tp_dealloc = ndarray_dealloc;
+}
+
 void install_mapping_slots(PyTypeObject* type) {
   PyMappingMethods* mp = type->tp_as_mapping;
   HS_INTERNAL_ASSERT(mp && mp->mp_ass_subscript) << "hassium.ndarray: no mapping slots";
@@ -278,6 +309,7 @@ void bind_ndarray(py::module_& m) {
   cls.attr("__hash__") = py::none();
   install_number_slots(reinterpret_cast<PyTypeObject*>(cls.ptr()));
   install_mapping_slots(reinterpret_cast<PyTypeObject*>(cls.ptr()));
+  install_dealloc(reinterpret_cast<PyTypeObject*>(cls.ptr()));
 
   cls.def("__bool__", &truth);
   cls.def("__float__", [](const Array& a) {
