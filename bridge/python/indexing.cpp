@@ -391,6 +391,17 @@ Operand assign_source(py::handle value, DType t, const Dims& shape, const View& 
 } // namespace
 
 py::object getitem(const Array& a, py::handle key) {
+  // a[slice]: the first axis sliced as apply_key() does, without parsing a key list.
+  if (PySlice_Check(key.ptr()) && a.ndim() > 0) {
+    Py_ssize_t start, stop, step;
+    if (PySlice_Unpack(key.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
+    View v = a.view;
+    Py_ssize_t len = PySlice_AdjustIndices(Py_ssize_t(v.shape[0]), &start, &stop, step);
+    v.offset += (len > 0 ? start : 0) * v.stride[0];
+    v.shape[0] = len;
+    v.stride[0] *= step;
+    return wrap(view_of(a, std::move(v)));
+  }
   // Fast path: one integer or one slice on the first axis.
   bool ell = false;
   Applied ap = apply_key(a.view, parse_key(key), ell);
