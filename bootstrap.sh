@@ -20,8 +20,9 @@ jobs=${JOBS:-2}
 apt_packages=(cmake ninja-build g++ ccache clang libclang-rt-14-dev llvm-16-dev
   libboost-graph-dev libboost-dev catch2 librandom123-dev libxxhash-dev libcli11-dev
   libopenblas-dev libopenmpi-dev openmpi-bin graphviz python3-venv)
-# Python packages, from PyPI into .venv.
-pip_packages=(numpy pybind11 scikit-build-core pytest hypothesis matplotlib)
+# Python packages, from PyPI into .venv. pybind11 stays on 3.1.x: the ndarray's fast wrap and
+# deallocation use its instance layout (bridge/python/convert.cpp, bind_ndarray.cpp).
+pip_packages=(numpy 'pybind11>=3.1,<3.2' scikit-build-core pytest hypothesis matplotlib)
 
 step() { echo "== bootstrap: $*"; }
 
@@ -43,17 +44,24 @@ install_python_packages() {
     step "python3 -m venv .venv"
     python3 -m venv .venv
   fi
-  local missing
-  # A package is present when its module imports by name (scikit-build-core: scikit_build_core).
-  missing=$(.venv/bin/python - "${pip_packages[@]}" <<'EOF'
-import importlib.util, sys
-print(" ".join(p for p in sys.argv[1:] if importlib.util.find_spec(p.replace("-", "_")) is None))
+  local missing=()
+  # A package is present when its distribution is installed in a version the requirement allows.
+  mapfile -t missing < <(.venv/bin/python - "${pip_packages[@]}" <<'EOF'
+import importlib.metadata as md, sys
+from pip._vendor.packaging.requirements import Requirement
+for spec in sys.argv[1:]:
+    r = Requirement(spec)
+    try:
+        ok = r.specifier.contains(md.version(r.name), prereleases=True)
+    except md.PackageNotFoundError:
+        ok = False
+    if not ok:
+        print(spec)
 EOF
   )
-  [[ -z $missing ]] && return
-  step "pip install $missing"
-  # shellcheck disable=SC2086  # one word per package
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check $missing </dev/null
+  ((${#missing[@]})) || return 0
+  step "pip install ${missing[*]}"
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check "${missing[@]}" </dev/null
 }
 
 build() {
