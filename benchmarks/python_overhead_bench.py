@@ -12,7 +12,11 @@ thresholds raised (MALLOC_TUNED below). On these machines glibc returns large fr
 the OS, so NumPy pays a page fault per 4 KiB of every fresh temporary; raised thresholds keep
 the memory, which is the fairest NumPy. Every figure is printed against both.
 
-    python benchmarks/python_overhead_bench.py [--quick]
+The machine has slow phases (a process can run ~2x slower for a second), so the three sides
+are measured in interleaved rounds (NumPy, tuned NumPy, hassium, again) and each figure is the
+best over the rounds: a slow phase hitting one side does not decide a ratio.
+
+    python benchmarks/python_overhead_bench.py [--quick] [--rounds N]
 """
 
 import argparse
@@ -51,6 +55,11 @@ def numpy_call_cost(batch, repeat):
     return out
 
 
+# The statements whose recording is timed (numpy_call_cost times the same ones in NumPy).
+RECORDED = ["a + 1.0 (array, Python scalar)", "a * b (two arrays)", "hs.exp(a) (ufunc call)",
+            "a[1:-1] (basic slice, a view)", "a[2:] + b[:-2] (slices + op)"]
+
+
 def recording_cost(batch, repeat):
     """Seconds per recorded operation for a few kinds of statements."""
     import hassium as hs
@@ -61,13 +70,8 @@ def recording_cost(batch, repeat):
     hs.flush()
     old = _hassium.flush_threshold()
     _hassium.set_flush_threshold(3 * batch + 100)
-    cases = {
-        "a + 1.0 (array, Python scalar)": lambda: a + 1.0,
-        "a * b (two arrays)": lambda: a * b,
-        "hs.exp(a) (ufunc call)": lambda: hs.exp(a),
-        "a[1:-1] (basic slice, a view)": lambda: a[1:-1],
-        "a[2:] + b[:-2] (slices + op)": lambda: a[2:] + b[:-2],
-    }
+    cases = dict(zip(RECORDED, [lambda: a + 1.0, lambda: a * b, lambda: hs.exp(a),
+                                lambda: a[1:-1], lambda: a[2:] + b[:-2]]))
     results = {}
     try:
         for name, stmt in cases.items():
@@ -101,25 +105,41 @@ def chain(m, x, y):
     return t + 0.25
 
 
-def numpy_worker(args):
-    """In a subprocess: NumPy's figures, as JSON on stdout."""
+def worker(args):
+    """In a subprocess: one side's figures, as JSON on stdout."""
     batch, repeat = args.batch, args.repeat
-    result = {"calls": numpy_call_cost(batch, repeat),
-              "loops": [loop_time(np, n, iters, repeat) for n, iters in json.loads(args.sizes)]}
+    sizes = json.loads(args.sizes)
+    if args.worker == "numpy":
+        result = {"calls": numpy_call_cost(batch, repeat),
+                  "loops": [loop_time(np, n, iters, repeat) for n, iters in sizes]}
+    else:
+        import hassium as hs
+
+        result = {"calls": list(recording_cost(batch, repeat).values()),
+                  "loops": [loop_time(hs, n, iters, repeat) for n, iters in sizes]}
     print(json.dumps(result))
     return 0
 
 
-def numpy_figures(batch, repeat, sizes, tuned):
+def figures(side, batch, repeat, sizes, tuned=False):
+    """One side's figures from a fresh process (numpy: as users run it, or malloc-tuned)."""
     env = dict(os.environ)
     for k in MALLOC_TUNED:
         env.pop(k, None)
     if tuned:
         env.update(MALLOC_TUNED)
-    cmd = [sys.executable, os.path.abspath(__file__), "--numpy-worker", "--batch", str(batch),
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", side, "--batch", str(batch),
            "--repeat", str(repeat), "--sizes", json.dumps(sizes)]
     out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def best_figures(old, new):
+    """The element-wise best (least time) of two figures() results."""
+    if old is None:
+        return new
+    return {"calls": [min(a, b) for a, b in zip(old["calls"], new["calls"])],
+            "loops": [min(a, b) for a, b in zip(old["loops"], new["loops"])]}
 
 
 def loop_time(m, n, iters, repeat):
@@ -139,39 +159,41 @@ def loop_time(m, n, iters, repeat):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions, no 1e7")
-    parser.add_argument("--numpy-worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="interleaved rounds of all three sides (each figure: the best)")
+    parser.add_argument("--worker", choices=["numpy", "hassium"], help=argparse.SUPPRESS)
     parser.add_argument("--batch", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--repeat", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--sizes", default="[]", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.numpy_worker:
-        return numpy_worker(args)
+    if args.worker:
+        return worker(args)
     repeat = 3 if args.quick else 5
     batch = 1000  # recordings between flushes (a flush of thousands of instructions is slow)
     sizes = [(1_000, 2000), (1_000_000, 10), (10_000_000, 3)]
     if args.quick:
         sizes = [(1_000, 500), (1_000_000, 5)]
 
-    plain = numpy_figures(batch, repeat, sizes, tuned=False)
-    tuned = numpy_figures(batch, repeat, sizes, tuned=True)
+    plain = tuned = mine = None
+    for _ in range(max(1, args.rounds)):
+        plain = best_figures(plain, figures("numpy", batch, repeat, sizes))
+        tuned = best_figures(tuned, figures("numpy", batch, repeat, sizes, tuned=True))
+        mine = best_figures(mine, figures("hassium", batch, repeat, sizes))
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"hassium Python frontend overhead (best of {repeat}; load average {load:.2f})")
+    print(f"hassium Python frontend overhead (best of {repeat} x {args.rounds} interleaved rounds; "
+          f"load average {load:.2f})")
     print("numpy = NumPy as users run it; numpy+malloc = NumPy with " +
           " ".join(f"{k}={v}" for k, v in MALLOC_TUNED.items()))
     print()
     print("1. recording cost per operation (goal < 2 us), next to NumPy's call on 1,000 elements")
     print(f"   {'statement':34s} {'hassium':>9s} {'numpy':>9s} {'numpy+malloc':>13s}")
-    for (name, sec), pn, pt in zip(recording_cost(batch, repeat).items(), plain["calls"],
-                                   tuned["calls"]):
+    for name, sec, pn, pt in zip(RECORDED, mine["calls"], plain["calls"], tuned["calls"]):
         print(f"   {name:34s} {sec * 1e6:6.2f} us {pn * 1e6:6.2f} us {pt * 1e6:10.2f} us")
     print()
     print("2. 10-operation loop, time per iteration (speedup = NumPy time / hassium time)")
     print(f"   {'elements':>10s} {'numpy':>11s} {'numpy+malloc':>13s} {'hassium':>11s} "
           f"{'speedup':>8s} {'vs +malloc':>10s}")
-    import hassium as hs
-
-    for (n, iters), tn, tt in zip(sizes, plain["loops"], tuned["loops"]):
-        th = loop_time(hs, n, iters, repeat)
+    for (n, iters), tn, tt, th in zip(sizes, plain["loops"], tuned["loops"], mine["loops"]):
         print(f"   {n:>10d} {tn * 1e3:9.3f}ms {tt * 1e3:11.3f}ms {th * 1e3:9.3f}ms "
               f"{tn / th:7.2f}x {tt / th:9.2f}x")
     return 0
