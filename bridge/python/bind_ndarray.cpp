@@ -131,15 +131,7 @@ bool truth(const Array& a) {
 // (no lookup of __add__/__radd__, no pybind11 dispatch). Same calls as the methods: x op y,
 // whichever operand is the hassium array; NotImplemented lets Python try the other operand.
 PyObject* slot_call(const UfuncDef& u, PyObject* x, PyObject* y) {
-  try {
-    return binary_operator(u, x, y).release().ptr();
-  } catch (py::error_already_set& e) {
-    e.restore();
-    return nullptr;
-  } catch (...) {
-    py::detail::try_translate_exceptions();
-    return nullptr;
-  }
+  return call_in_slot<PyObject*>(nullptr, [&] { return binary_operator(u, x, y).release().ptr(); });
 }
 
 #define HS_SLOT(FN, UFUNC)                                                                         \
@@ -170,29 +162,16 @@ void install_number_slots(PyTypeObject* type) {
 objobjargproc g_default_ass_subscript = nullptr;
 
 PyObject* slot_getitem(PyObject* self, PyObject* key) {
-  try {
-    return getitem(array_of(self), key).release().ptr();
-  } catch (py::error_already_set& e) {
-    e.restore();
-    return nullptr;
-  } catch (...) {
-    py::detail::try_translate_exceptions();
-    return nullptr;
-  }
+  return call_in_slot<PyObject*>(nullptr,
+                                 [&] { return getitem(array_of(self), key).release().ptr(); });
 }
 
 int slot_setitem(PyObject* self, PyObject* key, PyObject* value) {
   if (!value) return g_default_ass_subscript(self, key, value);
-  try {
+  return call_in_slot(-1, [&] {
     setitem(array_of(self), key, value);
     return 0;
-  } catch (py::error_already_set& e) {
-    e.restore();
-    return -1;
-  } catch (...) {
-    py::detail::try_translate_exceptions();
-    return -1;
-  }
+  });
 }
 
 // Deallocation of the arrays wrap() made (exact type, simple layout, not in pybind11's instance

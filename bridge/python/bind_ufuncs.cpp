@@ -1,5 +1,6 @@
 // hassium.ufunc: the class, and one object per entry of the ufunc table (hassium.add, ...).
 #include "bridge/python/bindings.h"
+#include "bridge/python/errors.h"
 #include "bridge/python/ufunc.h"
 
 namespace hassium::python {
@@ -18,7 +19,7 @@ py::object no_value() {
 // directly: no lookup of __call__ and no pybind11 dispatch (its argument tuple and keyword
 // dict). Same call as the __call__ method.
 PyObject* ufunc_slot_call(PyObject* self, PyObject* args, PyObject* kwargs) {
-  try {
+  return call_in_slot<PyObject*>(nullptr, [&] {
     static py::detail::type_info* info = py::detail::get_type_info(typeid(UfuncObject));
     auto* inst = reinterpret_cast<py::detail::instance*>(self);
     auto vh = inst->get_value_and_holder(info);
@@ -26,13 +27,7 @@ PyObject* ufunc_slot_call(PyObject* self, PyObject* args, PyObject* kwargs) {
     auto a = py::reinterpret_borrow<py::args>(args);
     if (!kwargs || PyDict_GET_SIZE(kwargs) == 0) return ufunc_call(u, std::move(a)).release().ptr();
     return ufunc_call(u, std::move(a), py::reinterpret_borrow<py::kwargs>(kwargs)).release().ptr();
-  } catch (py::error_already_set& e) {
-    e.restore();
-    return nullptr;
-  } catch (...) {
-    py::detail::try_translate_exceptions();
-    return nullptr;
-  }
+  });
 }
 } // namespace
 

@@ -26,4 +26,18 @@ namespace py = pybind11;
 // numpy.exceptions.AxisError("axis 2 is out of bounds for array of dimension 2").
 [[noreturn]] void raise_axis_error(int64_t axis, int ndim);
 
+// Runs `body` inside a CPython slot the interpreter calls directly (not through pybind11's
+// dispatcher): a C++ exception becomes the pending Python error, translated as pybind11 would
+// translate it, and the slot returns `failed` (nullptr or -1).
+template <typename R, typename F> R call_in_slot(R failed, F&& body) {
+  try {
+    return body();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+  }
+  return failed;
+}
+
 } // namespace hassium::python
