@@ -14,6 +14,9 @@ struct Base {
       : name(std::move(name)), dtype(dtype), nelem(nelem) {}
   Base(const Base&) = delete;
   Base& operator=(const Base&) = delete;
+  // Hands external_owner to the current ReleaseBin (core/release_bin.h): a Base that dies inside
+  // a flush must not run the frontend's code there.
+  ~Base();
 
   std::string name; // for the text format and messages; unique within a Program
   DType dtype;
@@ -22,6 +25,7 @@ struct Base {
   // (and again after FREE). Frontends that wrap existing memory set it themselves.
   void* data = nullptr;
   // Non-null when the memory belongs to someone else (e.g. a NumPy array): never freed here.
+  // Dropped only through ReleaseBin::release (release_memory(), ~Base): its deleter is foreign.
   std::shared_ptr<void> external_owner;
   // The VEM's buffer behind `data` when the VEM allocated it: dropping the last reference (at
   // FREE, or when the Base dies) hands the block back to the memory pool.
@@ -31,6 +35,9 @@ struct Base {
   bool synced = false;
 
   int64_t nbytes() const { return nelem * dtype_size(dtype); }
+  // Forgets the memory (FREE): the allocation goes back to its pool, a foreign owner to the
+  // current ReleaseBin; data null, not synced.
+  void release_memory();
 };
 
 using BasePtr = std::shared_ptr<Base>;

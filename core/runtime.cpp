@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <utility>
 
 #include "core/error.h"
 
@@ -26,9 +27,16 @@ Runtime& Runtime::instance() {
 }
 
 void Runtime::install(Stack stack) {
-  std::lock_guard lock(mutex_);
-  if (stack_.backend) flush_locked();
-  stack_ = std::move(stack);
+  ReleaseBin bin; // outlives the locks: the old stack's flush may release foreign memory
+  Stack old;      // destroyed after the lock too
+  std::lock_guard exec(exec_mutex_);
+  if (stack_.backend) run_pending(nullptr);
+  {
+    std::lock_guard lock(mutex_);
+    check_ = stack.check;
+    installed_flag_ = stack.backend != nullptr;
+  }
+  old = std::exchange(stack_, std::move(stack));
   // The exit hook is registered after the backend (and the libraries it initialised) exist,
   // so it runs before their static destructors.
   static bool hooked = false;
@@ -40,37 +48,55 @@ void Runtime::install(Stack stack) {
 
 bool Runtime::installed() const {
   std::lock_guard lock(mutex_);
-  return stack_.backend != nullptr;
+  return installed_flag_;
 }
 
 size_t Runtime::record(Instruction ins) {
   std::lock_guard lock(mutex_);
-  if (stack_.check) stack_.check(ins, pending_.instrs.size());
+  if (check_) check_(ins, pending_.instrs.size());
   pending_.instrs.push_back(std::move(ins));
   return pending_.instrs.size();
 }
 
 void Runtime::flush() {
-  std::lock_guard lock(mutex_);
-  flush_locked();
+  ReleaseBin bin; // declared first: dropped after both locks
+  std::lock_guard exec(exec_mutex_);
+  run_pending(nullptr);
 }
 
 void Runtime::sync(const BasePtr& base) {
-  std::lock_guard lock(mutex_);
-  pending_.instrs.emplace_back(Opcode::SYNC, std::vector<Operand>{View::whole(base)});
-  flush_locked();
+  ReleaseBin bin;
+  std::lock_guard exec(exec_mutex_);
+  run_pending(base);
 }
 
-void Runtime::flush_locked() {
-  if (pending_.instrs.empty()) return;
-  if (!stack_.backend)
-    HS_USER_ERROR() << "flush with no execution stack installed: link hassium_runtime and call "
-                       "hassium::install_stack() (vem/stack.h) first";
-  Program program = std::move(pending_); // dropped if anything below throws (see runtime.h)
-  pending_ = Program();
+void Runtime::run_pending(const BasePtr& sync_base) {
+  Program program;
+  {
+    std::lock_guard lock(mutex_);
+    if (sync_base)
+      pending_.instrs.emplace_back(Opcode::SYNC, std::vector<Operand>{View::whole(sync_base)});
+    if (pending_.instrs.empty()) return;
+    if (!stack_.backend) {
+      // Left pending (a frontend may install a stack and flush again).
+      if (sync_base) pending_.instrs.pop_back();
+      HS_USER_ERROR() << "flush with no execution stack installed: link hassium_runtime and call "
+                         "hassium::install_stack() (vem/stack.h) first";
+    }
+    program = std::move(pending_); // dropped if anything below throws (see runtime.h)
+    pending_ = Program();
+    running_ = true;
+    ++counters_.flushes;
+    counters_.instructions += int64_t(program.instrs.size());
+  }
   auto t0 = std::chrono::steady_clock::now();
-  ++counters_.flushes;
-  counters_.instructions += int64_t(program.instrs.size());
+  // Ends the flush: the state it leaves under the state lock, whether the backend threw or not.
+  auto finish = [&](bool ran) {
+    std::lock_guard lock(mutex_);
+    if (ran) keep_operand_storage(program);
+    running_ = false;
+    counters_.flush_seconds += seconds_since(t0);
+  };
   try {
     for (const auto& filter : stack_.filters) {
       program.collect_bases(); // a filter sees every base listed
@@ -78,11 +104,10 @@ void Runtime::flush_locked() {
     }
     stack_.backend->execute(program);
   } catch (...) {
-    counters_.flush_seconds += seconds_since(t0);
+    finish(false);
     throw;
   }
-  keep_operand_storage(program);
-  counters_.flush_seconds += seconds_since(t0);
+  finish(true);
 }
 
 void Runtime::keep_operand_storage(Program& program) {
@@ -115,7 +140,13 @@ size_t Runtime::pending_size() const {
   return pending_.instrs.size();
 }
 
+bool Runtime::idle() const {
+  std::lock_guard lock(mutex_);
+  return pending_.instrs.empty() && !running_;
+}
+
 ProfileCounters Runtime::counters() const {
+  std::lock_guard exec(exec_mutex_); // the backend's counters change while it runs
   std::lock_guard lock(mutex_);
   ProfileCounters c = counters_;
   if (stack_.backend) stack_.backend->add_counters(c);
@@ -123,10 +154,21 @@ ProfileCounters Runtime::counters() const {
 }
 
 void Runtime::shutdown() {
-  if (stack_.profile) print_profile(std::cerr, counters());
+  ReleaseBin bin;
+  bool profile;
+  {
+    std::lock_guard exec(exec_mutex_);
+    profile = stack_.profile;
+  }
+  if (profile) print_profile(std::cerr, counters());
+  Stack old;
+  Program dropped;
+  std::lock_guard exec(exec_mutex_);
   std::lock_guard lock(mutex_);
-  stack_ = Stack();
-  pending_ = Program();
+  old = std::exchange(stack_, Stack());
+  dropped = std::exchange(pending_, Program());
+  check_ = nullptr;
+  installed_flag_ = false;
   for (auto& spare : spare_operands_) spare = {};
 }
 

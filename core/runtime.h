@@ -11,6 +11,7 @@
 #include "core/filter_registry.h"
 #include "core/profile.h"
 #include "core/program.h"
+#include "core/release_bin.h"
 
 namespace hassium {
 
@@ -30,6 +31,21 @@ namespace hassium {
 // after the failing block runs, and the dropped program's FREEs are still honored by the VEM.
 // Arrays written by the failed program therefore hold unspecified values; frontends report the
 // error to the user and carry on.
+//
+// Threads and foreign code. The Runtime is thread-safe and NOT re-entrant under its locks:
+// no foreign code (a frontend's objects, finalizers, user callbacks) ever runs while it holds a
+// lock, so such code may call back into it at any time. Two locks:
+//   - the state lock guards the pending program, the counters and the spare operand vectors;
+//     record(), pending_size(), idle() and operand_storage() take only it, and only briefly:
+//     recording never waits for a running flush (what is recorded then goes to the next one);
+//   - the execution lock serializes flushes (and install/counters/shutdown, which touch the
+//     stack): a flush holds it while the filters and the backend run, taking the pending program
+//     out under the state lock first, so programs run in the order they were recorded.
+// What a flush lets go of that may run foreign code goes through a ReleaseBin
+// (core/release_bin.h): Bases that die in the flush and memory owners that FREE drops are kept
+// until the flush has released both locks, then dropped on the flushing thread. Frontends whose
+// threads hold a lock of their own (Python's GIL) release it around flush(), sync(), counters()
+// and install(), which may wait for another thread's flush.
 struct Stack {
   std::unique_ptr<Backend> backend;
   std::vector<NamedFilter> filters; // applied in order at every flush
@@ -59,11 +75,15 @@ public:
   // Returns the number of pending instructions with it (pending_size() without a second lock).
   size_t record(Instruction ins);
   // Runs the pending program: filters in order, then the backend. No-op when nothing is pending.
+  // Waits for a flush running on another thread first.
   void flush();
   // Records SYNC of the base and flushes: afterwards base->data holds its values.
   void sync(const BasePtr& base);
 
   size_t pending_size() const;
+  // True when every recorded instruction has run: nothing pending and no flush running. A
+  // frontend may read a base's memory without sync() only then.
+  bool idle() const;
   // An empty operand vector with room for n operands: the storage of an instruction an earlier
   // flush executed when one of that size is spare, so that recording in a loop allocates none
   // (and a flush frees none). Optional: instructions may bring their own vectors.
@@ -74,7 +94,9 @@ public:
   void shutdown();
 
 private:
-  void flush_locked();
+  // Runs what is pending (with a SYNC of `sync_base` appended when given). The caller holds the
+  // execution lock and a ReleaseBin that outlives it.
+  void run_pending(const BasePtr& sync_base);
   // Keeps the operand vectors of an executed program for operand_storage(), emptied.
   void keep_operand_storage(Program& program);
 
@@ -82,9 +104,17 @@ private:
   static constexpr size_t kSpareCapacity = 4;
   static constexpr size_t kMaxSpare = 1024;
 
+  // Execution lock: held by a flush from taking the pending program until its backend returns;
+  // guards stack_ (except the check, copied into check_).
+  mutable std::mutex exec_mutex_;
+  Stack stack_;
+  bool installed_flag_ = false; // guarded by mutex_ (installed() must not wait for a flush)
+
+  // State lock: never held while anything but the runtime's own code runs.
   mutable std::mutex mutex_;
   Program pending_;
-  Stack stack_;
+  bool running_ = false; // a flush is between taking the pending program and finishing it
+  std::function<void(const Instruction&, size_t)> check_; // Stack::check of the installed stack
   ProfileCounters counters_; // the runtime's own: flushes, instructions, flush time
   std::array<std::vector<std::vector<Operand>>, kSpareCapacity + 1> spare_operands_;
 };

@@ -11,7 +11,7 @@ namespace hassium::python {
 namespace {
 py::dict profile_dict() {
   flush(); // what was recorded so far counts
-  ProfileCounters c = Runtime::instance().counters();
+  ProfileCounters c = runtime_counters();
   py::dict d;
 #define HS_X(field, type, label) d[#field] = c.field;
   HS_PROFILE_COUNTERS(HS_X)

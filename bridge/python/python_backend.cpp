@@ -62,11 +62,7 @@ public:
 private:
   static void release_freed(const Program& program) {
     for (const auto& ins : program.instrs)
-      if (ins.op == Opcode::FREE) {
-        Base& b = *ins.out().base;
-        b.data = nullptr;
-        b.external_owner.reset();
-      }
+      if (ins.op == Opcode::FREE) ins.out().base->release_memory();
   }
   PyObject* fn_; // kept for the process
 };
@@ -79,7 +75,7 @@ void bind_python_backend(py::module_& m) {
       [](py::object fn) {
         Stack s;
         s.backend = std::make_unique<PythonBackend>(std::move(fn));
-        Runtime::instance().install(std::move(s));
+        without_gil([&] { Runtime::instance().install(std::move(s)); });
       },
       "Runs every flush through fn(instructions), instructions being (opcode name, operands) with "
       "views as NumPy arrays over the bases' memory and constants as NumPy scalars.");

@@ -1,6 +1,8 @@
 // The Python frontend's link to the Runtime: base names, recording with loop-aligned flushes, FREE.
 #include "bridge/python/session.h"
 
+#include <pybind11/pybind11.h>
+
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -63,18 +65,19 @@ void record(Opcode op, std::vector<Operand> operands) {
   const uint64_t sig = FlushPolicy::signature(ins);
   const size_t pending = rt.record(std::move(ins));
   if (g_align < 0) set_align_flushes(Config::global()->get_bool("python", "align_flushes"));
-  if (g_policy.decide(sig, int64_t(pending), g_threshold) != FlushPolicy::Cut::NONE) rt.flush();
+  if (g_policy.decide(sig, int64_t(pending), g_threshold) != FlushPolicy::Cut::NONE)
+    without_gil([&] { rt.flush(); });
 }
 
 void flush() {
   g_policy.flushed_elsewhere();
-  Runtime::instance().flush();
+  without_gil([] { Runtime::instance().flush(); });
 }
 
 void sync(const BasePtr& base) {
   g_policy.flushed_elsewhere();
   try {
-    Runtime::instance().sync(base);
+    without_gil([&] { Runtime::instance().sync(base); });
   } catch (const UserError& e) {
     g_failed_base = base;
     g_failed_message = e.what();
@@ -85,7 +88,7 @@ void sync(const BasePtr& base) {
 }
 
 void sync_for_read(const BasePtr& base) {
-  if (pending_count() > 0 || !base->data) sync(base);
+  if (!base->data || !Runtime::instance().idle()) sync(base);
   if (!g_failed_base.expired() && g_failed_base.lock() == base)
     HS_USER_ERROR() << g_failed_message
                     << " (this array's values were never computed; write it again to reuse it)";
@@ -111,6 +114,18 @@ bool align_flushes() {
 FlushPolicy::Stats flush_policy_stats() {
   return g_policy.stats();
 }
+void without_gil(const std::function<void()>& f) {
+  if (!PyGILState_Check()) return f();
+  pybind11::gil_scoped_release nogil;
+  f();
+}
+
+ProfileCounters runtime_counters() {
+  ProfileCounters c;
+  without_gil([&] { c = Runtime::instance().counters(); });
+  return c;
+}
+
 void set_shutting_down() {
   g_shutting_down = true;
 }

@@ -2,11 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "core/flush_policy.h"
 #include "core/instruction.h"
+#include "core/profile.h"
 
 namespace hassium::python {
 
@@ -55,6 +57,11 @@ void set_align_flushes(bool on);
 bool align_flushes();
 // The cuts the policy made so far, by kind.
 FlushPolicy::Stats flush_policy_stats();
+// Calls f with the GIL released when this thread holds it. Whatever may wait for a flush on
+// another thread goes through it (core/runtime.h): that flush may need the GIL to finish.
+void without_gil(const std::function<void()>& f);
+// Runtime::instance().counters(), without the GIL.
+ProfileCounters runtime_counters();
 // Set when the interpreter shuts down: owners stop recording FREEs.
 void set_shutting_down();
 

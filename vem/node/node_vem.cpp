@@ -34,13 +34,6 @@ void NodeVem::allocate(Base& base, bool zero_fill) {
   base.data = p;
 }
 
-void NodeVem::free_base(Base& base) {
-  base.data = nullptr;
-  base.allocation.reset();
-  base.external_owner.reset();
-  base.synced = false;
-}
-
 void NodeVem::execute(const Program& program) {
   auto t0 = std::chrono::steady_clock::now();
   thread_local FuseInfo info;
@@ -92,7 +85,7 @@ void NodeVem::run(const Program& program, FlushPlan& plan, const std::vector<Bas
       }
       engine_->end_prepare();
     }
-    for (uint32_t id : plan.release_first) free_base(*bases[id]); // FREEd, never accessed
+    for (uint32_t id : plan.release_first) bases[id]->release_memory(); // FREEd, never accessed
     for (; b < blocks.size(); ++b) {
       FlushPlan::Block& block = plan.blocks[b];
       for (auto [id, zero_fill] : block.access)
@@ -114,18 +107,18 @@ void NodeVem::run(const Program& program, FlushPlan& plan, const std::vector<Bas
           if (!base.data) allocate(base, true); // never written: zeros, as a fresh np.zeros
           base.synced = true;
         } else if (op == Opcode::FREE) {
-          free_base(base);
+          base.release_memory();
         }
       }
-      for (uint32_t id : block.release_after) free_base(*bases[id]);
+      for (uint32_t id : block.release_after) bases[id]->release_memory();
     }
   } catch (...) {
     // The FREEs of the blocks that did not finish; those of finished blocks (and the early
-    // releases up to them) already ran. free_base is idempotent, so a base released early
+    // releases up to them) already ran. release_memory is idempotent, so a base released early
     // whose FREE comes later is simply let go again.
     for (; b < blocks.size(); ++b)
       for (auto [id, op] : plan.blocks[b].sync)
-        if (op == Opcode::FREE) free_base(*bases[id]);
+        if (op == Opcode::FREE) bases[id]->release_memory();
     engine_->end_flush();
     throw;
   }

@@ -70,7 +70,6 @@ private:
   // Steps 4-6 for the program's plan (`bases` in the plan's id order); `prepare`: step 4's
   // prepare pass (an exact repeat's kernels are ready).
   void run(const Program& program, FlushPlan& plan, const std::vector<Base*>& bases, bool prepare);
-  static void free_base(Base& base);
 
   std::unique_ptr<Engine> engine_;
   FuserOptions fuser_;
