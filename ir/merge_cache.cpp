@@ -2,15 +2,13 @@
 #include "ir/merge_cache.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <unistd.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "core/cache_file.h"
 #include "core/pointer_index.h"
 #include "core/view_index.h"
 #include "ir/fusibility.h"
@@ -21,6 +19,7 @@ namespace {
 
 constexpr char kFileMagic[8] = {'H', 'S', 'F', 'P', '0', '0', '0', '2'};
 constexpr size_t kMaxFileBytes = size_t(1) << 30;
+constexpr const char* kCacheName = "merge cache";
 
 template <typename T> void put(std::string& s, T x) {
   char buf[sizeof(T)];
@@ -456,80 +455,71 @@ void MergeCache::write_disk(std::string_view key, uint64_t hash, size_t size, co
   put_text(buf, p.cost_model);
   put<uint64_t>(buf, XXH64(buf.data(), buf.size(), 0));
 
-  namespace fs = std::filesystem;
-  static std::atomic<uint64_t> counter{0};
-  std::error_code ec;
-  fs::create_directories(options_.dir, ec);
-  const std::string final_path = options_.dir + "/" + hex(hash) + ".hsfp";
-  const std::string tmp_path = options_.dir + "/.tmp-" + hex(hash) + "-" +
-                               std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  bool ok = false;
-  if (FILE* f = std::fopen(tmp_path.c_str(), "wb")) {
-    ok = std::fwrite(buf.data(), 1, buf.size(), f) == buf.size();
-    ok = (std::fclose(f) == 0) && ok;
+  std::string error = cache_file::write_atomically(options_.dir, hex(hash) + ".hsfp", buf);
+  {
+    std::lock_guard lock(mutex_);
+    ++(error.empty() ? stats_.disk_writes : stats_.disk_errors);
   }
-  if (ok) ok = std::rename(tmp_path.c_str(), final_path.c_str()) == 0;
-  std::lock_guard lock(mutex_);
-  if (ok) {
-    ++stats_.disk_writes;
-  } else {
-    std::remove(tmp_path.c_str());
-    ++stats_.disk_errors;
-  }
+  if (!error.empty())
+    cache_file::warn_once(kCacheName, options_.dir, "write",
+                          error + "; partitions are computed without being kept on disk");
 }
 
 std::optional<Partition> MergeCache::read_disk(std::string_view key, uint64_t hash, size_t size) {
-  const std::string path = options_.dir + "/" + hex(hash) + ".hsfp";
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return std::nullopt;
-  std::string data;
-  char chunk[1 << 16];
-  size_t n;
-  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0 && data.size() <= kMaxFileBytes)
-    data.append(chunk, n);
-  std::fclose(f);
-
-  auto reject = [&]() -> std::optional<Partition> {
-    std::lock_guard lock(mutex_);
-    ++stats_.disk_rejected;
+  const std::string name = hex(hash) + ".hsfp";
+  std::string data, why;
+  auto status = cache_file::read_regular(options_.dir + "/" + name, kMaxFileBytes, data, why);
+  if (status == cache_file::ReadStatus::MISSING) return std::nullopt;
+  auto reject = [&](const char* reason) -> std::optional<Partition> {
+    {
+      std::lock_guard lock(mutex_);
+      ++stats_.disk_rejected;
+    }
+    cache_file::warn_once(kCacheName, options_.dir, "rejected",
+                          "ignored " + name + " (" + (why.empty() ? reason : why) +
+                              "); it is recomputed and replaced");
     return std::nullopt;
   };
-  if (data.size() < sizeof kFileMagic + 8 || data.size() > kMaxFileBytes) return reject();
-  if (std::memcmp(data.data(), kFileMagic, sizeof kFileMagic) != 0) return reject();
+  if (status == cache_file::ReadStatus::REJECTED) return reject("");
+  if (data.size() < sizeof kFileMagic + 8) return reject("truncated");
+  if (std::memcmp(data.data(), kFileMagic, 4) != 0) return reject("not a partition file");
+  if (std::memcmp(data.data(), kFileMagic, sizeof kFileMagic) != 0)
+    return reject("another format version");
   const size_t body = data.size() - 8;
   uint64_t sum;
   std::memcpy(&sum, data.data() + body, 8);
-  if (XXH64(data.data(), body, 0) != sum) return reject();
+  if (XXH64(data.data(), body, 0) != sum) return reject("bad checksum");
 
   Reader r(std::string_view(data).substr(sizeof kFileMagic, body - sizeof kFileMagic));
   uint64_t key_len = r.get<uint64_t>();
-  if (!r.ok() || key_len != key.size() || r.bytes(key_len) != key) return reject();
-  if (r.get<uint64_t>() != size) return reject();
+  if (!r.ok() || key_len != key.size() || r.bytes(key_len) != key)
+    return reject("the partition of another program");
+  if (r.get<uint64_t>() != size) return reject("another instruction count");
   uint64_t nblocks = r.get<uint64_t>();
-  if (!r.ok() || nblocks > size) return reject();
+  if (!r.ok() || nblocks > size) return reject("not a partition of the program");
   Partition p;
   std::vector<uint8_t> seen(size, 0);
   size_t total = 0;
   p.blocks.resize(nblocks);
   for (auto& b : p.blocks) {
     uint64_t len = r.get<uint64_t>();
-    if (!r.ok() || len == 0 || len > size - total) return reject();
+    if (!r.ok() || len == 0 || len > size - total) return reject("not a partition of the program");
     b.resize(len);
     for (auto& i : b) {
       i = r.get<uint32_t>();
-      if (!r.ok() || i >= size || seen[i]) return reject();
+      if (!r.ok() || i >= size || seen[i]) return reject("not a partition of the program");
       seen[i] = 1;
     }
     total += len;
   }
-  if (total != size) return reject();
+  if (total != size) return reject("not a partition of the program");
   p.cost = r.get<int64_t>();
   p.proven_optimal = r.get<uint8_t>() != 0;
   uint32_t alg_len = r.get<uint32_t>();
   p.algorithm = std::string(r.bytes(alg_len));
   uint32_t model_len = r.get<uint32_t>();
   p.cost_model = std::string(r.bytes(model_len));
-  if (!r.ok() || !r.at_end()) return reject();
+  if (!r.ok() || !r.at_end()) return reject("not a partition of the program");
   return p;
 }
 

@@ -16,8 +16,10 @@
 //
 // On disk, one file per key (`<hash>.hsfp` in the directory), written to a temporary file
 // and renamed into place, so readers see a whole file or none, and many processes may share
-// the directory. A file is only trusted after its checksum, its key and its partition (every
-// instruction exactly once) are checked; anything else counts as rejected and is ignored.
+// the directory (core/cache_file.h). A file is only trusted when it is a regular file and its
+// checksum, its key and its partition (every instruction exactly once) check out; anything else
+// counts as rejected, is ignored and replaced. A write that fails (full disk, read-only
+// directory) counts as an error; either is warned about on stderr once per process.
 // Thread-safe.
 #pragma once
 

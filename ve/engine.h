@@ -40,6 +40,8 @@ struct EngineStats {
   int64_t kernels_compiled = 0;
   int64_t memory_cache_hits = 0;
   int64_t disk_cache_hits = 0;
+  int64_t disk_cache_rejected = 0;     // cache files found but unusable (damaged, foreign)
+  int64_t disk_cache_write_errors = 0; // kernels that could not be written to the disk cache
   double compile_seconds = 0;
   double execute_seconds = 0;
 };

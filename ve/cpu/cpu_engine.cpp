@@ -13,6 +13,7 @@
 #include "ve/cpu/kernel_plan.h"
 #include "ve/cpu/launcher.h"
 #include "ve/cpu/matmul.h"
+#include "ve/cpu/object_cache.h"
 #include "ve/cpu/openmp.h"
 
 namespace hassium {
@@ -79,7 +80,14 @@ public:
   }
 
   std::string_view name() const override { return "cpu"; }
-  EngineStats stats() const override { return stats_; }
+  EngineStats stats() const override {
+    EngineStats s = stats_;
+    if (const cpu::DiskObjectCache* disk = jit_.disk_cache()) {
+      s.disk_cache_rejected = int64_t(disk->stats().rejected);
+      s.disk_cache_write_errors = int64_t(disk->stats().write_errors);
+    }
+    return s;
+  }
 
   void execute(const KernelBlock& block) override {
     auto t0 = Clock::now();

@@ -22,6 +22,7 @@
 #include "core/error.h"
 #include "ve/cpu/codegen.h"
 #include "ve/cpu/object_cache.h"
+#include "ve/cpu/object_file.h"
 #include "ve/cpu/runtime_helpers.h"
 #include "ve/cpu/vector_math.h"
 
@@ -185,6 +186,10 @@ JitCompiler::JitCompiler(int opt_level, const std::string& disk_dir, bool transi
 
 JitCompiler::~JitCompiler() = default;
 
+const DiskObjectCache* JitCompiler::disk_cache() const {
+  return impl_->disk.get();
+}
+
 CompileResult JitCompiler::compile(const KernelPlan& plan) {
   Impl& I = *impl_;
   auto t0 = Clock::now();
@@ -197,7 +202,7 @@ CompileResult JitCompiler::compile(const KernelPlan& plan) {
     llvm::raw_string_ostream os(text);
     m->print(os, nullptr);
     os << "|cpu=" << I.cpu << "|features=" << I.features << "|llvm=" << LLVM_VERSION_STRING
-       << "|opt=" << I.opt_level;
+       << "|opt=" << I.opt_level << "|cache=" << object_file::kMagic;
   }
   CompileResult r;
   r.key = hex128(XXH3_128bits(text.data(), text.size()));

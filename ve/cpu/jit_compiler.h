@@ -48,6 +48,9 @@ public:
   // Unloads what the last compile() loaded, in transient mode (no-op otherwise).
   void release();
 
+  // The disk cache (its directory and counters); null without one.
+  const DiskObjectCache* disk_cache() const;
+
   const std::string& cpu() const { return cpu_; }
   const std::string& features() const { return features_; }
   // The IR a plan compiles from, before (optimized = false) or after the O3 pipeline.

@@ -1,50 +1,49 @@
 // DiskObjectCache: checked reads, atomic writes (temporary file + rename) of kernel objects.
 #include "ve/cpu/object_cache.h"
 
-#include <atomic>
-#include <cstdint>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <unistd.h>
 
 #include <llvm/IR/Module.h>
 #include <llvm/Object/ObjectFile.h>
-#include <xxhash.h>
+
+#include "core/cache_file.h"
+#include "ve/cpu/object_file.h"
 
 namespace hassium::cpu {
 
 namespace {
-constexpr char kMagic[8] = {'H', 'S', 'K', 'O', 'B', 'J', '0', '1'};
-constexpr size_t kHeader = 24; // magic, payload size, payload xxh64
+constexpr size_t kMaxFileBytes = size_t(1) << 30; // far above any kernel's object
+constexpr const char* kCache = "kernel cache";
 } // namespace
 
 DiskObjectCache::DiskObjectCache(std::string dir) : dir_(std::move(dir)) {
   std::error_code ec;
-  std::filesystem::create_directories(dir_, ec); // a cache that cannot be written just misses
+  std::filesystem::create_directories(dir_, ec); // failing writes are reported when they happen
 }
 
 std::string DiskObjectCache::path_of(const std::string& key) const {
   return dir_ + "/" + key + ".o";
 }
 
-std::unique_ptr<llvm::MemoryBuffer> DiskObjectCache::read(const std::string& key) const {
-  auto file =
-      llvm::MemoryBuffer::getFile(path_of(key), /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!file) return nullptr;
-  llvm::StringRef data = (*file)->getBuffer();
-  if (data.size() < kHeader || std::memcmp(data.data(), kMagic, sizeof kMagic) != 0) return nullptr;
-  uint64_t size = 0, hash = 0;
-  std::memcpy(&size, data.data() + 8, 8);
-  std::memcpy(&hash, data.data() + 16, 8);
-  if (size != data.size() - kHeader) return nullptr;
-  llvm::StringRef payload = data.substr(kHeader);
-  if (XXH64(payload.data(), payload.size(), 0) != hash) return nullptr;
-  auto object = llvm::MemoryBuffer::getMemBufferCopy(payload, key);
-  auto parsed = llvm::object::ObjectFile::createObjectFile(object->getMemBufferRef());
-  if (!parsed) {
-    llvm::consumeError(parsed.takeError());
-    return nullptr;
+std::unique_ptr<llvm::MemoryBuffer> DiskObjectCache::read(const std::string& key) {
+  std::string data, why;
+  auto status = cache_file::read_regular(path_of(key), kMaxFileBytes, data, why);
+  if (status == cache_file::ReadStatus::MISSING) return nullptr;
+  std::string_view payload;
+  if (status == cache_file::ReadStatus::OK) why = object_file::check(data, key, payload);
+  std::unique_ptr<llvm::MemoryBuffer> object;
+  if (why.empty()) {
+    object = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(payload), key);
+    auto parsed = llvm::object::ObjectFile::createObjectFile(object->getMemBufferRef());
+    if (!parsed) {
+      why = "not an object file: " + llvm::toString(parsed.takeError());
+      object.reset();
+    }
+  }
+  if (!object) {
+    ++stats_.rejected;
+    cache_file::warn_once(kCache, dir_, "rejected",
+                          "ignored " + key + ".o (" + why + "); it is compiled again and replaced");
   }
   return object;
 }
@@ -52,6 +51,7 @@ std::unique_ptr<llvm::MemoryBuffer> DiskObjectCache::read(const std::string& key
 bool DiskObjectCache::prefetch(const std::string& key) {
   auto object = read(key);
   if (!object) return false;
+  ++stats_.hits;
   prefetched_[key] = std::move(object);
   return true;
 }
@@ -65,31 +65,20 @@ std::unique_ptr<llvm::MemoryBuffer> DiskObjectCache::getObject(const llvm::Modul
   return object;
 }
 
-void DiskObjectCache::notifyObjectCompiled(const llvm::Module* m, llvm::MemoryBufferRef object) {
-  static std::atomic<uint64_t> counter{0};
-  const std::string key = m->getModuleIdentifier();
-  const std::string path = path_of(key);
-  const std::string tmp =
-      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  llvm::StringRef payload = object.getBuffer();
-  uint64_t size = payload.size(), hash = XXH64(payload.data(), payload.size(), 0);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return;
-    out.write(kMagic, sizeof kMagic);
-    out.write(reinterpret_cast<const char*>(&size), 8);
-    out.write(reinterpret_cast<const char*>(&hash), 8);
-    out.write(payload.data(), std::streamsize(payload.size()));
-    if (!out.flush()) {
-      out.close();
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      return;
-    }
+void DiskObjectCache::store(const std::string& key, llvm::StringRef object) {
+  std::string error =
+      cache_file::write_atomically(dir_, key + ".o", object_file::encode(key, object));
+  if (error.empty()) {
+    ++stats_.writes;
+    return;
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
+  ++stats_.write_errors;
+  cache_file::warn_once(kCache, dir_, "write",
+                        error + "; kernels are compiled without being kept on disk");
+}
+
+void DiskObjectCache::notifyObjectCompiled(const llvm::Module* m, llvm::MemoryBufferRef object) {
+  store(m->getModuleIdentifier(), object.getBuffer());
 }
 
 } // namespace hassium::cpu

@@ -2,6 +2,7 @@
 // plugged into the JIT's compiler as an LLVM ObjectCache. Many processes may share it.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -11,11 +12,21 @@
 
 namespace hassium::cpu {
 
-// File `<dir>/<key>.o`: an 8-byte magic, the payload size and its xxh64, then the object.
-// Writes go to a temporary file renamed into place (atomic: readers see all or nothing); a
-// file that fails the checks is ignored (and overwritten by the next compile).
+// File `<dir>/<key>.o` in the format of ve/cpu/object_file.h (key, object, sizes, checksum).
+// Writes go to a temporary file renamed into place (readers see all or nothing;
+// core/cache_file.h). A file is used only when it is a regular file, its checksum holds, it names
+// this very key and its object parses; anything else is rejected (counted, warned about once per
+// process) and replaced by the next compile. A write that fails (full disk, read-only
+// directory) is counted and warned about once per process; the kernel runs all the same.
 class DiskObjectCache : public llvm::ObjectCache {
 public:
+  struct Stats {
+    uint64_t hits = 0;         // objects read and accepted
+    uint64_t rejected = 0;     // files found but damaged, foreign, for another key, not files
+    uint64_t writes = 0;       // objects written
+    uint64_t write_errors = 0; // objects that could not be written
+  };
+
   explicit DiskObjectCache(std::string dir);
 
   // Reads and checks the object of `key`; when intact, keeps it for getObject and returns true.
@@ -27,11 +38,14 @@ public:
 
   const std::string& dir() const { return dir_; }
   std::string path_of(const std::string& key) const;
+  const Stats& stats() const { return stats_; }
 
 private:
-  std::unique_ptr<llvm::MemoryBuffer> read(const std::string& key) const;
+  std::unique_ptr<llvm::MemoryBuffer> read(const std::string& key);
+  void store(const std::string& key, llvm::StringRef object);
 
   std::string dir_;
+  Stats stats_;
   std::unordered_map<std::string, std::unique_ptr<llvm::MemoryBuffer>> prefetched_;
 };
 
