@@ -333,7 +333,7 @@ TEST_CASE("a repeat with the stored layout takes the stored partition as it is")
   CHECK(cache.stats().misses == 1);
 }
 
-TEST_CASE("fuse reports exact repeats; attachments live while the entry's layout does") {
+TEST_CASE("fuse reports exact repeats, attachments live while the entry's layout does") {
   struct Note : PartitionAttachment {
     int id;
     explicit Note(int i) : id(i) {}
@@ -408,7 +408,7 @@ TEST_CASE("a reduction's axis is in the key: it shapes the loops, unlike other c
   CHECK(MergeCache::key(iteration("a", 1.0), o) == MergeCache::key(iteration("a", 9.0), o));
 }
 
-TEST_CASE("at most max_attachments entries hold an attachment; the oldest one goes") {
+TEST_CASE("at most max_attachments entries hold an attachment, the oldest one goes") {
   MergeCache::Options mo;
   mo.max_attachments = 2;
   MergeCache cache(mo);

@@ -77,7 +77,7 @@ TEST_CASE("kernel cache: mode none compiles every block", "[ve][cpu][cache]") {
   CHECK(engine->stats().memory_cache_hits == 0);
 }
 
-TEST_CASE("kernel cache: objects on disk serve a new engine; corrupt ones are rebuilt",
+TEST_CASE("kernel cache: objects on disk serve a new engine, corrupt ones are rebuilt",
           "[ve][cpu][cache]") {
   const std::string dir = temp_dir();
   {
