@@ -1,4 +1,5 @@
-// Errors: UserError for bad input (names what and where), InternalError for broken invariants.
+// Errors: UserError for bad input (names what and where; OutOfMemory, Interrupted are kinds of
+// it), InternalError for broken invariants.
 #pragma once
 
 #include <sstream>
@@ -12,6 +13,19 @@ namespace hassium {
 class UserError : public std::runtime_error {
 public:
   explicit UserError(const std::string& msg) : std::runtime_error(msg) {}
+};
+
+// An allocation that cannot be satisfied (Python: MemoryError). The runtime stays usable.
+class OutOfMemory : public UserError {
+public:
+  explicit OutOfMemory(const std::string& msg) : UserError(msg) {}
+};
+
+// A flush stopped because the user asked (SIGINT: Python's KeyboardInterrupt); as after any
+// UserError, the flushed program is dropped and the runtime stays usable (core/interrupt.h).
+class Interrupted : public UserError {
+public:
+  explicit Interrupted(const std::string& msg) : UserError(msg) {}
 };
 
 // A broken invariant inside hassium: a bug, never the user's fault.

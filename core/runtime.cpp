@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/interrupt.h"
 
 namespace hassium {
 
@@ -86,6 +87,7 @@ void Runtime::run_pending(const BasePtr& sync_base) {
     program = std::move(pending_); // dropped if anything below throws (see runtime.h)
     pending_ = Program();
     running_ = true;
+    clear_interrupt(); // a request from before this flush is the frontend's (core/interrupt.h)
     ++counters_.flushes;
     counters_.instructions += int64_t(program.instrs.size());
   }

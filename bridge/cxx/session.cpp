@@ -161,7 +161,7 @@ node make(DType t, const shape_type& shape) {
 
 void* sync(const node& n, bool for_write) {
   base_ref& b = *n.base;
-  if (b.dirty() || !b.base->data || (for_write && Runtime::instance().pending_size() > 0)) {
+  if (b.dirty() || !b.base->data || (for_write && !Runtime::instance().idle())) {
     b.used = true;
     run_pending(b.base);
   }

@@ -12,5 +12,6 @@ void bind_ufuncs(py::module_& m);    // bind_ufuncs.cpp: the ufunc class and one
 void bind_functions(py::module_& m); // bind_functions.cpp: creation, flush, generators, linalg
 void bind_python_backend(py::module_& m); // python_backend.cpp: a Backend calling Python (tests)
 void bind_profile(py::module_& m);        // bind_profile.cpp: hassium.profile()
+void bind_errors(py::module_& m);         // bind_errors.cpp: exception types, SIGINT during a flush
 
 } // namespace hassium::python

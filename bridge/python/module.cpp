@@ -1,7 +1,6 @@
 // The pybind11 module hassium._hassium: assembles the bindings (see bindings.h).
 #include "bridge/python/bindings.h"
 #include "bridge/python/session.h"
-#include "core/error.h"
 
 #ifdef HASSIUM_HAVE_STACK
 #include "vem/stack.h"
@@ -15,9 +14,7 @@ PYBIND11_MODULE(_hassium, m) {
   hp::bind_functions(m);
   hp::bind_python_backend(m);
   hp::bind_profile(m);
-  // Runtime errors (bad data found while executing, a bad configuration) keep the runtime
-  // usable; Python sees them as ValueError, like NumPy's data errors.
-  pybind11::register_exception<hassium::UserError>(m, "HassiumError", PyExc_ValueError);
+  hp::bind_errors(m);
 #ifdef HASSIUM_HAVE_STACK
   // The engine, VEM and filters the configuration names ([stack], [fuser], [cpu], [memory]).
   hassium::install_stack();

@@ -302,7 +302,7 @@ TEST_CASE("search order: HASSIUM_CONFIG, ~/.config/hassium, installed, source tr
         "HASSIUM_CONFIG names " + (tmp.path / "missing.ini").string() + ", which does not exist");
 }
 
-TEST_CASE("global() reads the process environment; reload() rereads it") {
+TEST_CASE("global() reads the process environment, reload() rereads it") {
   TempDir tmp;
   fs::path ini = tmp.path / "g.ini";
   write_file(ini, "[python]\nflush_threshold = 42\n");

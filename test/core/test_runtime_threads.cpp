@@ -103,7 +103,7 @@ TEST_CASE("a base that dies with the flushed program releases its owner after th
   CHECK(rt.pending_size() == 1);
 }
 
-TEST_CASE("a release bin holds owners until it ends; bins nest") {
+TEST_CASE("a release bin holds owners until it ends, bins nest") {
   int released = 0;
   auto owner = [&] { return std::shared_ptr<void>(&released, [&](void*) { ++released; }); };
   {
@@ -126,7 +126,7 @@ TEST_CASE("a release bin holds owners until it ends; bins nest") {
   CHECK(released == 3);
 }
 
-TEST_CASE("recording never waits for a running flush; idle() only when all has run") {
+TEST_CASE("recording never waits for a running flush, idle() only when all has run") {
   Runtime rt;
   auto owned = std::make_unique<MemoryBackend>();
   MemoryBackend& backend = *owned;

@@ -76,7 +76,7 @@ TEST_CASE("trace: flushes appended with headers, bases declared once, reused nam
   std::filesystem::remove(o.file);
 }
 
-TEST_CASE("trace: %p names the file by process id; errors name the file") {
+TEST_CASE("trace: %p names the file by process id, errors name the file") {
   reset_trace();
   Program p = parse_program(".base A float64 4\nRANGE A\nSYNC A\n");
   TraceOptions o{temp_path("pid-%p.hsb")};

@@ -81,7 +81,7 @@ TEST_CASE("indexing, scans and extension methods fuse only with FREE and SYNC") 
   CHECK(fuse_pair(p, 0, 4));
 }
 
-TEST_CASE("pairwise fusibility matches the element-set reference; blocks match pairs") {
+TEST_CASE("pairwise fusibility matches the element-set reference, blocks match pairs") {
   std::mt19937 rng(1234);
   for (int k = 0; k < 300; ++k) {
     Program p = test::random_program(rng, {.max_instrs = 12});

@@ -66,7 +66,7 @@ TEST_CASE("end_flush drops the pages only after a flush that compiled", "[ve][cp
   CHECK(run_axpb(*keeping, 300) == 599.0);
 }
 
-TEST_CASE("prepare compiles before the data exists; execute then counts no extra hit",
+TEST_CASE("prepare compiles before the data exists, execute then counts no extra hit",
           "[ve][cpu]") {
   CpuOptions o;
   o.threads = 1;

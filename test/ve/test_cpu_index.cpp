@@ -63,7 +63,7 @@ TEST_CASE("GATHER with an index out of range is a UserError naming index and bou
   CHECK(data_of<int32_t>(out)[77777] == 5);
 }
 
-TEST_CASE("SCATTER writes row-major positions; the last duplicate wins", "[ve][cpu][index]") {
+TEST_CASE("SCATTER writes row-major positions, the last duplicate wins", "[ve][cpu][index]") {
   auto engine = test_engine();
   auto dst = make_data_base("dst", DType::INT16, 40);
   View out = view(dst, 1, {4, 5}, {10, 2}); // every other element of 4 rows

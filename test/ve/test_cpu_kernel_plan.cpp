@@ -45,7 +45,7 @@ TEST_CASE("plan: reductions split rows, or their axis through partial results", 
   CHECK(small.chunks == 1);
 }
 
-TEST_CASE("plan: contiguous dimensions merge; the spec ignores sizes and constants",
+TEST_CASE("plan: contiguous dimensions merge, the spec ignores sizes and constants",
           "[ve][cpu][plan]") {
   auto a = make_data_base("a", DType::INT32, 24), b = make_data_base("b", DType::INT32, 48);
   auto r = make_data_base("r", DType::INT32, 24);

@@ -63,7 +63,7 @@ TEST_CASE("MATMUL: float and complex through BLAS on every layout", "[ve][cpu][m
   check_matmul<double>(DType::FLOAT64, 1, 5, 1, Kind::ROW_MAJOR, Kind::TRANSPOSED, Kind::ROW_MAJOR);
 }
 
-TEST_CASE("MATMUL: integers wrap around; an empty inner dimension gives zeros",
+TEST_CASE("MATMUL: integers wrap around, an empty inner dimension gives zeros",
           "[ve][cpu][matmul]") {
   check_matmul<int64_t>(DType::INT64, 4, 5, 6, Kind::ROW_MAJOR, Kind::REVERSED, Kind::TRANSPOSED);
   check_matmul<int32_t>(DType::INT32, 3, 3, 3, Kind::STRIDED, Kind::ROW_MAJOR, Kind::ROW_MAJOR);

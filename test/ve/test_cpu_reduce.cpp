@@ -324,7 +324,7 @@ TEST_CASE("reductions: logical and bitwise reductions, complex sums and products
   }
 }
 
-TEST_CASE("reductions: empty axes give the identity; minimum of nothing is an error",
+TEST_CASE("reductions: empty axes give the identity, minimum of nothing is an error",
           "[ve][cpu][reduce]") {
   auto engine = test_engine();
   auto a = make_data_base("a", DType::FLOAT64, 1);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/interrupt.h"
 #include "ve/cpu/openmp.h"
 
 namespace hassium::cpu {
@@ -33,6 +34,7 @@ KernelError run_chunks(const KernelPlan& plan, KernelFn kernel, int64_t n, int t
       n, threads,
       [](void* ctx, int64_t c) {
         const Chunks& k = *static_cast<const Chunks*>(ctx);
+        if (interrupt_requested()) return; // the VEM throws Interrupted after the launch
         auto [lo, hi] = chunk_range(k.extent, k.n, c);
         k.kernel(lo, hi, k.plan.ptrs.data(), k.plan.params.data(), c, &k.errs[c]);
       },

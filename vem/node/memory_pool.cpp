@@ -45,7 +45,8 @@ void* MemoryPool::os_allocate(size_t size, size_t used) {
     size_t align = huge ? kHugePage : kPage;
     size_t span = len + align - kPage; // room to slide to an `align` boundary
     void* m = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) HS_USER_ERROR() << "out of memory allocating " << size << " bytes";
+    if (m == MAP_FAILED)
+      throw OutOfMemory("out of memory allocating " + std::to_string(size) + " bytes");
     auto base = reinterpret_cast<uintptr_t>(m);
     uintptr_t start = round_up(base, align);
     if (start > base) munmap(m, start - base); // the unaligned head
@@ -57,7 +58,7 @@ void* MemoryPool::os_allocate(size_t size, size_t used) {
     size_t align = huge ? kHugePage : kAlignment;
     size_t len = round_up(size, align); // aligned_alloc wants a multiple
     p = std::aligned_alloc(align, len);
-    if (!p) HS_USER_ERROR() << "out of memory allocating " << size << " bytes";
+    if (!p) throw OutOfMemory("out of memory allocating " + std::to_string(size) + " bytes");
     if (huge) madvise(p, advised, MADV_HUGEPAGE);
   }
   ++stats_.os_allocations;
@@ -113,7 +114,13 @@ void* MemoryPool::allocate(size_t bytes) {
       while (!by_age_.empty() && stats_.bytes_in_use + stats_.bytes_cached + cls > bound)
         evict_oldest();
     }
-    p = os_allocate(cls, bytes);
+    try {
+      p = os_allocate(cls, bytes);
+    } catch (const OutOfMemory&) {
+      // What the pool keeps for reuse goes back to the OS, then one more try.
+      while (!by_age_.empty()) evict_oldest();
+      p = os_allocate(cls, bytes);
+    }
     in_use_.emplace(p, cls);
     stats_.bytes_in_use += cls;
   }

@@ -2,9 +2,13 @@
 #include "vem/node/node_vem.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <iterator>
+#include <string>
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "vem/node/defer_writes.h"
 #include "vem/node/flush_plan.h"
 #include "vem/node/partition_dot.h"
@@ -26,9 +30,32 @@ void NodeVem::set_profiling(bool on) {
   profiler_ = on ? std::make_unique<FlushProfiler>(fuser_.cost_model) : nullptr;
 }
 
+namespace {
+// A byte count as NumPy's MemoryError prints it: "7.28 TiB" (three significant digits), or
+// "12 bytes".
+std::string size_text(double bytes) {
+  static const char* const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  size_t u = 0;
+  while (u + 1 < std::size(units) && bytes >= 1023.5) {
+    bytes /= 1024;
+    ++u;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.3g %s", bytes, units[u]);
+  return text;
+}
+} // namespace
+
 void NodeVem::allocate(Base& base, bool zero_fill) {
   size_t bytes = size_t(base.nbytes());
-  void* p = pool_->allocate(bytes);
+  void* p;
+  try {
+    p = pool_->allocate(bytes);
+  } catch (const OutOfMemory&) {
+    throw OutOfMemory("Unable to allocate " + size_text(double(bytes)) + " for an array with " +
+                      std::to_string(base.nelem) + " elements of data type " +
+                      std::string(dtype_name(base.dtype)));
+  }
   if (zero_fill) std::memset(p, 0, bytes);
   base.allocation = std::shared_ptr<void>(p, [pool = pool_](void* q) { pool->release(q); });
   base.data = p;
@@ -79,6 +106,7 @@ void NodeVem::run(const Program& program, FlushPlan& plan, const std::vector<Bas
     if (prepare) { // every kernel of the flush first, while none of its arrays is allocated yet
       for (FlushPlan::Block& block : plan.blocks) {
         if (block.compute.empty()) continue;
+        check_interrupt(); // compiles may take long
         kb.instrs = block.compute;
         contracted(block);
         engine_->prepare(kb);
@@ -87,6 +115,7 @@ void NodeVem::run(const Program& program, FlushPlan& plan, const std::vector<Bas
     }
     for (uint32_t id : plan.release_first) bases[id]->release_memory(); // FREEd, never accessed
     for (; b < blocks.size(); ++b) {
+      check_interrupt();
       FlushPlan::Block& block = plan.blocks[b];
       for (auto [id, zero_fill] : block.access)
         if (!bases[id]->data) allocate(*bases[id], zero_fill);
@@ -112,6 +141,7 @@ void NodeVem::run(const Program& program, FlushPlan& plan, const std::vector<Bas
       }
       for (uint32_t id : block.release_after) bases[id]->release_memory();
     }
+    check_interrupt(); // the launcher may have skipped the last block's chunks
   } catch (...) {
     // The FREEs of the blocks that did not finish; those of finished blocks (and the early
     // releases up to them) already ran. release_memory is idempotent, so a base released early

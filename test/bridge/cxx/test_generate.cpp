@@ -103,7 +103,7 @@ TEST_CASE("random numbers are Philox bits made uniform, reproducible", "[cxx][ge
   check_values(s2, {w12[4], w12[5], w12[6], w12[7]});
 }
 
-TEST_CASE("randint gives integers in [low, high)", "[cxx][generate]") {
+TEST_CASE("randint gives integers from low up to but not including high", "[cxx][generate]") {
   array<int32_t> r = randint<int32_t>({1000}, -5, 5, 3);
   std::vector<int32_t> want;
   for (uint64_t i = 0; i < 1000; ++i) want.push_back(int32_t(int64_t(philox_bits(3, i) % 10) - 5));

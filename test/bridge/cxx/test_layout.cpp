@@ -64,7 +64,7 @@ TEST_CASE("2-d slices with steps match loops", "[cxx][layout]") {
   }
 }
 
-TEST_CASE("integer indices drop axes; _ keeps them; newaxis adds them", "[cxx][layout]") {
+TEST_CASE("integer indices drop axes, _ keeps them, newaxis adds them", "[cxx][layout]") {
   auto v = hstest::sample<double>(2 * 3 * 4, 32);
   array<double> a({2, 3, 4}, v);
   auto at = [&](int64_t i, int64_t j, int64_t k) { return v[size_t((i * 3 + j) * 4 + k)]; };

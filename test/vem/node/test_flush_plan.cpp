@@ -123,7 +123,7 @@ SYNC O
   CHECK(v.counters().plans_reused == 1);
 }
 
-TEST_CASE("flush plan: a failed flush keeps no plan; the next repeat plans afresh", "[vem][plan]") {
+TEST_CASE("flush plan: a failed flush keeps no plan, the next repeat plans afresh", "[vem][plan]") {
   const char* text = R"(
 .base A float64 4
 .base B float64 4

@@ -183,7 +183,7 @@ SYNC X
   CHECK(x->synced);
 }
 
-TEST_CASE("a later write clears synced; data written by the engine is what SYNC shows") {
+TEST_CASE("a later write clears synced, data written by the engine is what SYNC shows") {
   Fixture f("greedy");
   Program p = parse_program(".base A float64 3\nIDENTITY A, 0\nSYNC A\n");
   f.vem->execute(p);
@@ -377,7 +377,7 @@ TEST_CASE("with a dot_dir each distinct partition is written once, as .dot and .
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("an unwritable dot_dir is a warning; the flush still runs") {
+TEST_CASE("an unwritable dot_dir is a warning, the flush still runs") {
   std::vector<FakeEngine::Seen> seen;
   NodeVem vem(std::make_unique<FakeEngine>(&seen), FuserOptions{}, nullptr, {},
               "/proc/hassium-no-such-dir");
