@@ -22,6 +22,8 @@ namespace hassium {
   X(kernels_compiled, int64_t, "kernels compiled")                                                 \
   X(kernel_memory_hits, int64_t, "kernel cache hits (memory)")                                     \
   X(kernel_disk_hits, int64_t, "kernel cache hits (disk)")                                         \
+  X(cache_files_rejected, int64_t, "disk cache files rejected (damaged, foreign)")                 \
+  X(cache_write_errors, int64_t, "disk cache writes failed")                                       \
   X(pool_reuses, int64_t, "memory pool reuses")                                                    \
   X(pool_os_allocations, int64_t, "memory pool OS allocations")                                    \
   X(peak_bytes, int64_t, "peak bytes allocated")                                                   \

@@ -18,7 +18,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 COUNTERS = ["flushes", "instructions", "blocks", "partition_cost", "singleton_cost",
             "bytes_moved", "merge_cache_hits", "merge_cache_misses", "plans_reused",
-            "kernels_compiled", "kernel_memory_hits", "kernel_disk_hits", "pool_reuses",
+            "kernels_compiled", "kernel_memory_hits", "kernel_disk_hits", "cache_files_rejected",
+            "cache_write_errors", "pool_reuses",
             "pool_os_allocations", "peak_bytes", "fuse_seconds", "compile_seconds",
             "execute_seconds", "flush_seconds"]
 
@@ -179,3 +180,25 @@ def test_no_report_without_profile(tmp_path):
     d = json.loads(p.stdout.strip().splitlines()[-1])
     assert d["flushes"] >= 3 and d["instructions"] > 0  # always counted
     assert d["singleton_cost"] == 0 and d["slowest_kernels"] == []  # only while profiling
+
+
+def test_profile_counts_rejected_cache_files(tmp_path):
+    # A kernel cache whose files were damaged: the next process rejects them (and says so once).
+    code = ("import hassium as hs; x = hs.arange(1000.0); print(float((hs.sin(x) * 3).sum())); "
+            "p = hs.profile(); print(p['cache_files_rejected'], p['cache_write_errors'])")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), HASSIUM_CPU_KERNEL_CACHE="disk",
+               HASSIUM_CPU_CACHE_DIR=str(tmp_path))
+    run = lambda: subprocess.run([sys.executable, "-c", code], env=env, text=True,
+                                 capture_output=True, check=True)
+    first = run()
+    assert first.stdout.split()[1:] == ["0", "0"]
+    files = [f for f in tmp_path.iterdir() if f.is_file()]
+    assert files
+    for f in files:
+        data = bytearray(f.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        f.write_bytes(bytes(data))
+    second = run()
+    assert second.stdout.split()[0] == first.stdout.split()[0]
+    assert int(second.stdout.split()[1]) >= 1
+    assert second.stderr.count("warning") == 1, second.stderr

@@ -164,11 +164,15 @@ void NodeVem::add_counters(ProfileCounters& c) const {
     auto s = cache_->stats();
     c.merge_cache_hits += int64_t(s.hits);
     c.merge_cache_misses += int64_t(s.misses);
+    c.cache_files_rejected += int64_t(s.disk_rejected);
+    c.cache_write_errors += int64_t(s.disk_errors);
   }
   EngineStats e = engine_->stats();
   c.kernels_compiled += e.kernels_compiled;
   c.kernel_memory_hits += e.memory_cache_hits;
   c.kernel_disk_hits += e.disk_cache_hits;
+  c.cache_files_rejected += e.disk_cache_rejected;
+  c.cache_write_errors += e.disk_cache_write_errors;
   c.compile_seconds += e.compile_seconds;
   c.execute_seconds += e.execute_seconds;
   MemoryPoolStats m = pool_->stats();
