@@ -58,6 +58,7 @@ WspGraph::WspGraph(const AccessTable& t, const CostModel& m, WspGraphOptions opt
         for (uint32_t f : touched[a.base]) add(f);
         continue;
       }
+      if (t.views[a.view].bytes == 0) continue; // an empty view: no element to conflict on
       const auto& same = writes[a.view];
       if (!same.empty() && int64_t(same.back()) > lower) {
         add(same.back());
@@ -86,7 +87,7 @@ WspGraph::WspGraph(const AccessTable& t, const CostModel& m, WspGraphOptions opt
         continue;
       }
       auto& list = a.mode == AccessMode::WRITE ? writes[a.view] : reads[a.view];
-      if (list.empty() || list.back() != g) list.push_back(g);
+      if (t.views[a.view].bytes > 0 && (list.empty() || list.back() != g)) list.push_back(g);
       auto& tb = touched[a.base];
       if (tb.empty() || tb.back() != g) tb.push_back(g);
     }

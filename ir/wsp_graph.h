@@ -3,11 +3,13 @@
 // Three kinds of edges, all in one boost::adjacency_list:
 // - DEPENDENCY f -> g (f first): g reads or writes a view overlapping a view f writes, or writes
 //   a view overlapping one f reads (RAW, WAW, WAR), or one of them FREEs/SYNCs a base the other
-//   touches. Only edges not implied by a path are guaranteed: for each access, the search
-//   stops at the last write of the identical view or the last FREE/SYNC of the base, which
-//   already depend on everything earlier. Reachability is exactly that of the full relation,
-//   and the work is linear in the accesses for the usual programs (accesses are bucketed by
-//   view; only views that overlap, found once per base by a sweep, are compared).
+//   touches. An empty view (an extent 0) has no elements, so it conflicts with nothing, not
+//   even an identical view; only the FREE/SYNC of its base orders it. Only edges not implied
+//   by a path are guaranteed: for each access, the search stops at the last write of the
+//   identical view or the last FREE/SYNC of the base, which already depend on everything
+//   earlier. Reachability is exactly that of the full relation, and the work is linear in the
+//   accesses for the usual programs (accesses are bucketed by view; only views that overlap,
+//   found once per base by a sweep, are compared).
 // - FUSE_PREVENTING {f, g}: the pair is not fusible (ir/fusibility.h). Materialized only on
 //   request (WspGraphOptions), as there may be O(n^2); the algorithms test fusibility on
 //   blocks instead (loop classes + view overlaps).
