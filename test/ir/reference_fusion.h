@@ -50,7 +50,7 @@ inline bool meet(const std::set<int64_t>& a, const std::set<int64_t>& b) {
 
 class Reference {
 public:
-  explicit Reference(const Program& p) : p_(p), n_(p.size()) {
+  explicit Reference(const Program& p) : n_(p.size()) {
     for (const Instruction& ins : p.instrs) {
       RefInstr r;
       Family fam = ins.info().family;
@@ -236,7 +236,6 @@ public:
   bool dependency(size_t f, size_t g) const { return dep_[f][g]; }
 
 private:
-  const Program& p_;
   size_t n_;
   std::vector<RefInstr> ins_;
   std::vector<std::vector<bool>> dep_;
