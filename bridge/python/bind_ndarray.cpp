@@ -383,6 +383,13 @@ void bind_ndarray(py::module_& m) {
         if (order.cast<std::string>() != "C")
           return call_fallback("ravel", "method", py::make_tuple(self, order), py::dict());
         int64_t n[1] = {a.size()};
+        // NumPy's ravel is a view only of a C-contiguous array; anything else is copied, even
+        // when a strided 1-D view would do (a[:, 2].ravel() is a copy; reshape(-1) a view).
+        if (a.size() > 1 && !a.view.is_contiguous()) {
+          Array c = copy_as(a.view, a.dtype());
+          c.view = View::contiguous(c.view.base, {a.size()});
+          return wrap(std::move(c));
+        }
         return wrap(reshape(a, n));
       },
       py::arg("order") = "C");

@@ -1,6 +1,7 @@
 // Indexing: parsing keys, basic views, gathers and scatters with NumPy's rules and messages.
 #include "bridge/python/indexing.h"
 
+#include <cmath>
 #include <numeric>
 
 #include "bridge/python/convert.h"
@@ -350,6 +351,37 @@ Positions positions(const Applied& ap) {
   return p;
 }
 
+// The constant a Python scalar becomes when assigned into an array of dtype t (a[key] = v).
+// NumPy stores a Python int only when it fits (OverflowError), a Python float into an integer
+// dtype as int(v) does (NaN: ValueError, inf: OverflowError; the integer must fit), and
+// refuses a Python complex for a real dtype other than bool (TypeError). Other scalars (NumPy
+// scalars, bools) are cast as arrays are.
+Scalar assigned_constant(const Arg& a, DType t) {
+  if (a.code == kWeakFloat && is_integer(t)) {
+    double d = a.value.as_double();
+    if (std::isnan(d)) raise_value_error("cannot convert float NaN to integer");
+    if (std::isinf(d)) raise(PyExc_OverflowError, "cannot convert float infinity to integer");
+    py::int_ i = py::reinterpret_steal<py::int_>(PyNumber_Long(py::float_(d).ptr()));
+    if (!i) throw py::error_already_set();
+    Arg as_int;
+    as_int.code = kWeakInt;
+    if (classify(i, as_int) != ArgStatus::ok)
+      raise(PyExc_OverflowError, "Python int too large to convert to C long");
+    auto c = constant_for_loop(as_int, t);
+    if (!c) raise_int_out_of_bounds(as_int, t);
+    return *c;
+  }
+  if (a.code == kWeakComplex && t != DType::BOOL && !is_complex(t))
+    raise_type_error(std::string(is_integer(t) ? "int() argument must be a string, a bytes-like "
+                                                 "object or a real number"
+                                               : "float() argument must be a string or a real "
+                                                 "number") +
+                     ", not 'complex'");
+  auto c = constant_for_loop(a, t);
+  if (!c) raise_int_out_of_bounds(a, t);
+  return *c;
+}
+
 // Reads the value to assign as an array of the target's dtype broadcast to `shape`; constants
 // stay constants. Raises NumPy's errors for bad shapes and out-of-range Python ints.
 Operand assign_source(py::handle value, DType t, const Dims& shape, const View& target,
@@ -361,11 +393,11 @@ Operand assign_source(py::handle value, DType t, const Dims& shape, const View& 
     if (classify(arr, a) != ArgStatus::ok)
       raise_type_error("cannot assign this value to a hassium array");
   }
-  if (!a.is_array) {
-    auto c = constant_for_loop(a, t);
-    if (!c) raise_int_out_of_bounds(a, t);
-    return *c;
-  }
+  if (!a.is_array) return assigned_constant(a, t);
+  // The value's array stays referenced until the caller has recorded the copy: a NumPy array
+  // wrapped just now has no other owner, and its FREE (recorded when the last owner goes)
+  // must come after the instruction that reads it.
+  temps.push_back(a.array);
   View v = a.array.view;
   // NumPy drops leading 1-dims of a value with more dims than the target.
   while (v.ndim() > int(shape.size()) && v.shape[0] == 1) {
@@ -439,10 +471,9 @@ void setitem(const Array& a, py::handle key, py::handle value) {
         src = broadcast_view(vv, a.shape());
       } else {
         // COND_SCATTER reads an array: a 0-d one holding the value, broadcast.
-        auto c = constant_for_loop(v, a.dtype());
-        if (!c) raise_int_out_of_bounds(v, a.dtype());
+        Scalar c = assigned_constant(v, a.dtype());
         temps.push_back(new_array(a.dtype(), {}));
-        record_fill(temps.back().view, *c);
+        record_fill(temps.back().view, c);
         src = broadcast_view(temps.back().view, a.shape());
       }
       if (a.size() == 0) return;

@@ -41,13 +41,21 @@ public:
 
   void execute(const Program& program) override {
     py::gil_scoped_acquire gil;
-    for (const auto& b : program.bases)
-      if (!b->data) allocate_external(*b);
     py::list instrs;
     for (const auto& ins : program.instrs) {
       py::list ops;
-      for (size_t i = 0; i < ins.operands.size(); ++i)
-        ops.append(ins.is_view(i) ? view_array(ins.view(i)) : constant_object(ins.constant(i)));
+      for (size_t i = 0; i < ins.operands.size(); ++i) {
+        if (!ins.is_view(i)) {
+          ops.append(constant_object(ins.constant(i)));
+          continue;
+        }
+        // Memory for every base the program touches. (Not from program.bases: the runtime
+        // lists the bases only for filters, and a NumPy array over a null pointer would be a
+        // fresh buffer of NumPy's, or a wild pointer with an offset.)
+        Base& b = *ins.view(i).base;
+        if (!b.data) allocate_external(b);
+        ops.append(view_array(ins.view(i)));
+      }
       instrs.append(py::make_tuple(std::string(op_name(ins.op)), ops));
     }
     try {

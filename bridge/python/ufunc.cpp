@@ -306,6 +306,11 @@ std::optional<std::vector<Array>> apply(const UfuncDef& u, Call& c) {
   for (int i = 0; i < u.nin; ++i) {
     // (NumPy's resolution already checked that the inputs cast to the loop.)
     const Arg& a = c.ins[size_t(i)];
+    // A Python int into a bool loop (the logical ufuncs) goes through a C long in NumPy: one
+    // above INT64_MAX is an OverflowError there (below INT64_MIN never gets here: fallback).
+    if (!a.is_array && a.code == kWeakInt && loop->in[size_t(i)] == DType::BOOL &&
+        a.value.dtype == DType::UINT64)
+      raise(PyExc_OverflowError, "Python int too large to convert to C long");
     if (!a.is_array && !constant_for_loop(a, loop->in[size_t(i)])) {
       if (u.comparison) return std::nullopt; // NumPy compares out-of-range ints exactly
       raise_int_out_of_bounds(a, loop->in[size_t(i)]);
@@ -454,7 +459,8 @@ std::optional<py::object> fast_call(const UfuncDef& u, py::handle a, py::handle 
       ops[size_t(i) + 1] = arrays[i]->view;
     } else {
       auto c = constant_for_loop(consts[i], t);
-      if (!c) return std::nullopt;
+      // (a Python int above INT64_MAX into a bool loop: apply() raises NumPy's OverflowError)
+      if (!c || (t == DType::BOOL && consts[i].value.dtype == DType::UINT64)) return std::nullopt;
       ops[size_t(i) + 1] = *c;
     }
   }

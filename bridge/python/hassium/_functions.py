@@ -325,7 +325,16 @@ def clip(a, a_min=_NoValue, a_max=_NoValue, out=None, *, min=_NoValue, max=_NoVa
     hi = a_max if a_max is not _NoValue else (None if max is _NoValue else max)
     if kwargs:
         return _fallback.run(_np.clip, "clip", (a, lo, hi), dict(out=out, **kwargs))
+    a = _arr(a)  # np.clip(4, None, np.int8(0)) clips an int64 array, not a weak Python int
     res = a
+    if a.dtype.kind in ("i", "u"):
+        # NumPy drops a Python int bound beyond the dtype's range instead of raising (NEP 50:
+        # no value-based promotion); a bound that excludes every value still raises.
+        info = _np.iinfo(a.dtype)
+        if type(lo) is int and lo <= info.min:
+            lo = None
+        if type(hi) is int and hi >= info.max:
+            hi = None
     if lo is not None:
         res = _uf["maximum"](res, lo)
     if hi is not None:
@@ -374,7 +383,9 @@ def matmul(a, b, /, out=None, **kwargs):
         raise ValueError("matmul: Input operand 0 does not have enough dimensions (has 0, gufunc "
                          "core with signature (n?,k),(k,m?)->(n?,m?) requires 1)")
     rt = _np.result_type(a.dtype, b.dtype)
-    if a.ndim > 2 or b.ndim > 2 or rt.kind == "b":
+    # NumPy arrays of dtypes hassium does not hold (float16 ...) stay NumPy's after _arr
+    if (a.ndim > 2 or b.ndim > 2 or rt.kind not in "iufc" or rt.char in "egG"
+            or not isinstance(a, ndarray) or not isinstance(b, ndarray)):
         return _fallback.run(_np.matmul, "matmul", (a, b), {} if out is None else {"out": out})
     a2 = a.reshape(1, a.shape[0]) if a.ndim == 1 else a
     b2 = b.reshape(b.shape[0], 1) if b.ndim == 1 else b

@@ -204,13 +204,14 @@ ndarray.conjugate = conj
 
 def _real(self):
     if self.dtype.kind == "c":
-        return _fallback.from_numpy(_np.ascontiguousarray(self._numpy().real), [])
+        # .copy(), not ascontiguousarray: that makes a 0-d array 1-d
+        return _fallback.from_numpy(self._numpy().real.copy(), [])
     return self
 
 
 def _imag(self):
     if self.dtype.kind == "c":
-        return _fallback.from_numpy(_np.ascontiguousarray(self._numpy().imag), [])
+        return _fallback.from_numpy(self._numpy().imag.copy(), [])
     return _hassium.full(self.shape, 0, self.dtype)
 
 
