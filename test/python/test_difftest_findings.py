@@ -182,3 +182,40 @@ def test_setitem_from_a_temporary_numpy_array(dtype):
         return a, b, c, d
     for h, n in zip(f(hassium), f(np)):
         assert_same(h, n)
+
+
+# --- concatenate with a NumPy array of a dtype hassium does not hold --------------------------
+# Found (minimal, shrunk by hypothesis) as
+#     v3 = np.sqrt(v2)            # v2 bool: NumPy gives float16, hassium falls back to NumPy
+#     v4 = np.concatenate([v3, v3[0:1, :]], axis=0)
+# hassium: TypeError "hassium does not support dtype float16".
+
+def test_concatenate_with_float16_falls_back_to_numpy():
+    for fn in [lambda m, a: m.concatenate([a, a[0:1, :]], axis=0),
+               lambda m, a: m.stack([a, a], axis=1),
+               lambda m, a: m.vstack((a, m.ones((1, 2)))),
+               lambda m, a: m.concatenate([m.ones((2, 2), dtype=bool), a], axis=1)]:
+        for m in (hassium, np):
+            a = m.sqrt(m.array([[False, True], [True, True]]))
+            if m is np:
+                expected = fn(np, a)
+            else:
+                got = fn(hassium, a)
+        assert_same(got, expected)
+
+
+# --- clip of complex numbers with a NaN in a bound ---------------------------------------------
+# Found (shrunk) as `v3 = np.clip(v1, v2, 0.0)`, v1 float zeros, v2 complex zeros but one
+# complex(-6.0, nan): NumPy's clip ufunc orders complex numbers lexicographically and a bound
+# whose real part decides does not propagate its NaN imaginary part (0j); hassium clipped with
+# maximum/minimum, which do (-6+nanj).
+
+def test_clip_complex_bound_with_nan_imaginary_part():
+    nan = float("nan")
+    a = np.array([0j, 0j, 1 + 1j, complex(nan, 0), 2 + 0j])
+    b = np.array([complex(-6, nan), complex(nan, 1), complex(1, nan), 1j, complex(3, nan)])
+    for lo, hi in [(b, 10), (-10, b), (b, b[::-1]), (complex(-6, nan), 1)]:
+        h_lo = hassium.array(lo) if isinstance(lo, np.ndarray) else lo
+        h_hi = hassium.array(hi) if isinstance(hi, np.ndarray) else hi
+        assert_same(hassium.clip(hassium.array(a), h_lo, h_hi), np.clip(a, lo, hi))
+    assert_same(hassium.clip(hassium.zeros(5), hassium.array(b), 0.0), np.clip(np.zeros(5), b, 0.0))

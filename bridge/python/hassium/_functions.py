@@ -18,6 +18,11 @@ def _arr(a):
     return a if isinstance(a, ndarray) else asarray(a)
 
 
+def _held(dt):
+    """Whether hassium holds arrays of this NumPy dtype (not float16, longdouble, object ...)."""
+    return dt.kind in "biufc" and dt.char not in "egG"
+
+
 # --- reductions and scans as functions --------------------------------------------------------
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
@@ -258,6 +263,10 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
                     f"exactly, but along dimension {d}, the array at index 0 has size "
                     f"{arrays[0].shape[d]} and the array at index {i} has size {a.shape[d]}")
     rt = _np.dtype(dtype) if dtype is not None else _np.result_type(*[a.dtype for a in arrays])
+    if not _held(rt) or not builtins.all(isinstance(a, ndarray) for a in arrays):
+        # a NumPy array of a dtype hassium does not hold (float16 ...) stays NumPy's after _arr
+        return _fallback.run(_np.concatenate, "concatenate", (arrays,),
+                             dict(axis=axis, out=out, dtype=dtype, casting=casting))
     for a in arrays:
         if not _np.can_cast(a.dtype, rt, casting):
             raise TypeError(f"Cannot cast array data from {a.dtype!r} to {rt!r} according to the "
@@ -326,6 +335,12 @@ def clip(a, a_min=_NoValue, a_max=_NoValue, out=None, *, min=_NoValue, max=_NoVa
     if kwargs:
         return _fallback.run(_np.clip, "clip", (a, lo, hi), dict(out=out, **kwargs))
     a = _arr(a)  # np.clip(4, None, np.int8(0)) clips an int64 array, not a weak Python int
+    if builtins.any(isinstance(x, complex) or getattr(x, "dtype", _np.dtype(bool)).kind == "c"
+                    for x in (a, lo, hi)):
+        # NumPy's clip ufunc orders complex numbers without maximum's NaN rule: a bound with a
+        # NaN imaginary part does not win (np.clip(0j, complex(-6, nan), 1) is 0j); hassium's
+        # maximum/minimum would give NaN. Complex min/max run through NumPy anyway.
+        return _fallback.run(_np.clip, "clip", (a, lo, hi), {} if out is None else {"out": out})
     res = a
     if a.dtype.kind in ("i", "u"):
         # NumPy drops a Python int bound beyond the dtype's range instead of raising (NEP 50:
@@ -384,7 +399,7 @@ def matmul(a, b, /, out=None, **kwargs):
                          "core with signature (n?,k),(k,m?)->(n?,m?) requires 1)")
     rt = _np.result_type(a.dtype, b.dtype)
     # NumPy arrays of dtypes hassium does not hold (float16 ...) stay NumPy's after _arr
-    if (a.ndim > 2 or b.ndim > 2 or rt.kind not in "iufc" or rt.char in "egG"
+    if (a.ndim > 2 or b.ndim > 2 or rt.kind == "b" or not _held(rt)
             or not isinstance(a, ndarray) or not isinstance(b, ndarray)):
         return _fallback.run(_np.matmul, "matmul", (a, b), {} if out is None else {"out": out})
     a2 = a.reshape(1, a.shape[0]) if a.ndim == 1 else a
