@@ -31,15 +31,16 @@ Exactness. Every array kept for later operations is computed exactly: integer an
 operations, and the float operations IEEE 754 rounds correctly (+ - * /, sqrt, min/max,
 comparisons, casts, rounding to integers ...). hassium must give these bit for bit (NaN where
 NumPy has NaN). Results that are only accurate to rounding (transcendental functions, float
-pow, complex abs/sqrt/reciprocal, float sums, products, means, scans and matmul, whose order of
-summation differs: NumPy sums pairwise) are compared with a tolerance scaled to the magnitudes
-involved and are never used as operands: a comparison or a cast of a value one ulp off could
+pow, complex abs/sqrt and products (NumPy's loops fuse their multiply-adds), float sums,
+products, means, scans and matmul, whose order of summation differs: NumPy sums pairwise) are
+compared with a tolerance scaled to the magnitudes involved and are never used as operands: a comparison or a cast of a value one ulp off could
 flip and make every later value differ, which is no bug.
 
 Not generated, because NumPy's result is not well defined: float -> integer casts of NaN, inf
 or out-of-range values (casts go through clip/where first), integer reciprocal of 0, integers
 to negative powers (an error NumPy raises eagerly and hassium at the flush, a documented
-difference), scatters with repeated indices (NumPy does not promise which write wins). Adjusted
+difference), scatters with repeated indices (NumPy does not promise which write wins), NaN and
+inf in matmul operands (NumPy's BLAS skips zero entries, so there NaN * 0 is 0). Adjusted
 for deliberate differences and NumPy's own bugs: a reshape/ravel of an array whose memory order
 differs (NumPy keeps an input's order, hassium's arrays are C-ordered: whether the result is a
 view differs) is copied (Resolver.c_layout); a write whose NumPy result is not the as-if-copied
@@ -202,6 +203,10 @@ BINARY_EXACT = ["add", "subtract", "multiply", "divide", "floor_divide", "remain
                 "left_shift", "right_shift", "logical_and", "logical_or", "logical_xor",
                 "equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
 BINARY_INEXACT = ["arctan2", "hypot", "float_power"]
+# Products of complex numbers are accurate to rounding only: NumPy's SIMD loops compute
+# re = a*c - b*d with a fused multiply-add (one rounding less), so (0.1-0.125j)**2 has re
+# -0.005624999999999999 in NumPy and -0.005624999999999998 by the formula, and either is right.
+COMPLEX_PRODUCTS = ["multiply", "divide", "power", "square", "reciprocal"]
 OPERATORS = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/", "floor_divide": "//",
              "remainder": "%", "power": "**", "bitwise_and": "&", "bitwise_or": "|",
              "bitwise_xor": "^", "left_shift": "<<", "right_shift": ">>", "equal": "==",
@@ -232,6 +237,10 @@ def _elementwise_tol(v):
     if v.dtype.kind not in "fc":
         return None
     return _rtol(v.dtype) * numpy.maximum(numpy.abs(v), 1.0)
+
+
+def _complex_tol(v):
+    return _elementwise_tol(v) if numpy.asarray(v).dtype.kind == "c" else None
 
 
 class Slot:
@@ -501,7 +510,7 @@ class Resolver:
         else:
             expr = f"np.{f}({ea}, {eb})"
         # float power goes through pow(): accurate to rounding, like the inexact ufuncs
-        self.emit_result(name, expr, inexact or f == "power")
+        self.emit_result(name, expr, inexact or f == "power", f in COMPLEX_PRODUCTS)
 
     def kind_of(self, expr):
         """The dtype kind of an expression's NumPy value ('' if it does not evaluate)."""
@@ -510,10 +519,16 @@ class Resolver:
         except Exception:  # noqa: BLE001
             return ""
 
-    def emit_result(self, name, expr, inexact):
+    def emit_result(self, name, expr, inexact, complex_product=False):
         """name = expr; a result only accurate to rounding (inexact and of a float or complex
-        dtype) is compared with a tolerance and never used as an operand."""
-        self.emit(f"{name} = {expr}", name, _elementwise_tol if inexact else None)
+        dtype; complex_product: when complex) is compared with a tolerance and never used as an
+        operand."""
+        if inexact:
+            self.emit(f"{name} = {expr}", name, _elementwise_tol)
+        elif complex_product:
+            self.emit(f"{name} = {expr}", name, _complex_tol)
+        else:
+            self.emit(f"{name} = {expr}", name)
 
     def op_unary(self, k):
         a = self.pick(k)
@@ -524,8 +539,8 @@ class Resolver:
         f = fs[k(len(fs))]
         if f == "reciprocal" and _kind(a.dtype) in "biu":
             f = "negative"  # 1 // 0 has no defined integer result
-        if f in ("sqrt", "absolute", "reciprocal") and _kind(a.dtype) == "c":
-            inexact = True  # complex sqrt, abs (hypot), 1/z: accurate to rounding only
+        if f in ("sqrt", "absolute", "reciprocal", "square", "sign") and _kind(a.dtype) == "c":
+            inexact = True  # complex sqrt, abs (hypot), 1/z, z*z: accurate to rounding only
         expr = f"np.{f}({self.fit(a, a.shape, k) if k(3) == 2 else a.name})"
         if f in ("negative", "invert", "absolute") and k(2):
             expr = {"negative": "-", "invert": "~", "absolute": "abs"}[f] + \
@@ -550,6 +565,8 @@ class Resolver:
         f = INPLACE[k(len(INPLACE))]
         if f == "power" and _kind(dst.dtype) not in "iu":
             f = "multiply"  # float pow() is accurate to rounding only: no exact operand
+        if f in COMPLEX_PRODUCTS and _kind(dst.dtype) == "c":
+            f = "add"  # complex products are accurate to rounding only (see COMPLEX_PRODUCTS)
         if f == "power" and _kind(dst.dtype) in "iu":
             esrc = f"({esrc} % 5)" if _kind(src.dtype) in "iu" else esrc
         if form == 1 and f in OPERATORS:
@@ -673,6 +690,8 @@ class Resolver:
             self.emit_write(lambda w: f"{a.name}[{w(c)}] = {w(esrc)}")
         else:
             op = ["+", "-", "*", "&", "|", "^"][k(6)]
+            if op == "*" and _kind(a.dtype) == "c":
+                op = "+"  # (COMPLEX_PRODUCTS)
             s = self.scalar(a.dtype, k)
             self.emit_write(lambda w: f"{a.name}[{w(c)}] {op}= {s}")
 
@@ -748,6 +767,8 @@ class Resolver:
         vshape = numpy.shape(eval(f"numpy.empty({a.shape})[{key}]", {"numpy": numpy, "np": numpy}))
         if k(3) == 0:
             op = ["+", "-", "*", "|"][k(4)]
+            if op == "*" and _kind(a.dtype) == "c":
+                op = "+"  # (COMPLEX_PRODUCTS)
             self.emit(f"{a.name}[{key}] {op}= {self.scalar(a.dtype, k)}")
             return
         src = self.pick(k)
@@ -866,15 +887,22 @@ class Resolver:
         eb = self.exact_view(b, (n, 1 + k(min(p_max, 8))), k)
         if eb is None:
             return
+        # NaN and inf stay out of products: NumPy's BLAS skips zero entries of b (reference
+        # BLAS gemm does), so NaN * 0 there is 0 and the result depends on the BLAS.
+        ea = a.name
+        if _kind(a.dtype) in "fc":
+            ea = f"np.where(np.isfinite({ea}), {ea}, 0)"
+        if self.kind_of(eb) in "fc":
+            eb = f"np.where(np.isfinite({eb}), {eb}, 0)"
         form = k(3)
-        call = f"{a.name} @ {eb}" if form == 0 else f"np.matmul({a.name}, {eb})" if form == 1 \
-            else f"np.dot({a.name}, {eb})"
+        call = f"{ea} @ {eb}" if form == 0 else f"np.matmul({ea}, {eb})" if form == 1 \
+            else f"np.dot({ea}, {eb})"
 
-        def tol(v, a=a, eb=eb):
+        def tol(v, ea=ea, eb=eb):
             v = numpy.asarray(v)
             if v.dtype.kind not in "fc":
                 return None
-            x = numpy.abs(numpy.asarray(self.ns[a.name])).astype("float64")
+            x = numpy.abs(numpy.asarray(eval(ea, self.ns))).astype("float64")
             y = numpy.abs(numpy.asarray(eval(eb, self.ns))).astype("float64")
             with numpy.errstate(all="ignore"):
                 scale = numpy.where(numpy.isfinite(x), x, 0) @ numpy.where(numpy.isfinite(y), y, 0)
