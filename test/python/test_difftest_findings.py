@@ -219,3 +219,35 @@ def test_clip_complex_bound_with_nan_imaginary_part():
         h_hi = hassium.array(hi) if isinstance(hi, np.ndarray) else hi
         assert_same(hassium.clip(hassium.array(a), h_lo, h_hi), np.clip(a, lo, hi))
     assert_same(hassium.clip(hassium.zeros(5), hassium.array(b), 0.0), np.clip(np.zeros(5), b, 0.0))
+
+
+# --- clip resolves a, min and max to one dtype together -----------------------------------------
+# Found as `v4 = np.clip(v2, 6054386311921591855, v3)` (v2 uint8, v3 = argmin: int64): NumPy's
+# clip ufunc gives int64; hassium's maximum(uint8, 6054386311921591855) raised OverflowError.
+# And `np.clip(v6, v5, v1[::-1, :])` (uint8, a Python float, float32): NumPy float32, hassium
+# float64 (maximum(uint8, 2.5) is float64 before float32 joins).
+
+def test_clip_promotes_all_three_operands_together():
+    nan = float("nan")
+    arrays = [np.array([0, 5, 200], np.uint8), np.array([-3, 0, 100], np.int8),
+              np.array([True, False, True]), np.array([0.5, nan, -2.0], np.float32),
+              np.array([7, -8, 2**62], np.int64), np.array([1, 2**63, 3], np.uint64)]
+    bounds = [None, 0, 300, 2**62, 6054386311921591855, -2**63, 2.5, nan, True, np.int64(3),
+              np.float32(1.5), np.array([1.0, 2.0, 3.0], np.float32), np.array([0, 1, 2], np.int16)]
+
+    def h(x):
+        return hassium.asarray(x) if isinstance(x, np.ndarray) else x
+
+    for a in arrays:
+        for lo in bounds:
+            for hi in bounds:
+                if lo is None and hi is None:
+                    continue
+                try:
+                    expected = np.clip(a, lo, hi)
+                except OverflowError:
+                    same_error(lambda m: m.clip(h(a) if m is hassium else a,
+                                                h(lo) if m is hassium else lo,
+                                                h(hi) if m is hassium else hi))
+                    continue
+                assert_same(hassium.clip(h(a), h(lo), h(hi)), expected)

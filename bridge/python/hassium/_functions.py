@@ -350,6 +350,19 @@ def clip(a, a_min=_NoValue, a_max=_NoValue, out=None, *, min=_NoValue, max=_NoVa
             lo = None
         if type(hi) is int and hi >= info.max:
             hi = None
+    bounds = [x for x in (lo, hi) if x is not None]
+    if bounds:
+        # NumPy's clip is one ufunc: a, min and max resolve to one dtype together (Python
+        # scalars weak), where clipping in two steps would promote pair by pair:
+        # clip(uint8, 2**62, int64 scalar) is int64 (maximum(uint8, 2**62) alone raises),
+        # clip(uint8, 2.5, float32 array) is float32 (maximum(uint8, 2.5) alone is float64).
+        rt = _np.result_type(a.dtype, *[x if type(x) in (int, float, bool) else
+                                        getattr(x, "dtype", None) or _np.asarray(x).dtype
+                                        for x in bounds])
+        if not _held(rt):
+            return _fallback.run(_np.clip, "clip", (a, lo, hi), {} if out is None else {"out": out})
+        if rt != a.dtype:
+            res = a.astype(rt)
     if lo is not None:
         res = _uf["maximum"](res, lo)
     if hi is not None:
