@@ -40,12 +40,15 @@ norm_error 1e-5 unless the kernel's bench_info says otherwise). The outputs of a
 return values followed by the kernel's output_args (arrays it updates in place); like NPBench,
 lists of different lengths are compared pairwise over the shorter one (JAX returns what NumPy
 updates in place; its outputs are its return values only, as its arrays are immutable). Shapes
-must agree. Exceptions, timeouts and crashes are reported with their messages. Where NumPy
-gives no outputs (a timeout), tuned NumPy's outputs are the reference, and the report says so.
+must agree. Where NumPy's call returns nothing and bench_info names no output_args (NPBench
+then compares nothing), the arrays NumPy's call updated in place are compared. Exceptions,
+timeouts and crashes are reported with their messages. Where NumPy gives no outputs (a
+timeout), tuned NumPy's outputs are the reference, and the report says so.
 
 Output in --out: results.md (tables: per kernel, summary, failures), results.csv (one row per
 kernel), results.json (every record; --replot rebuilds the other files from it) and
-speedup.png (per-kernel speedup over NumPy, log axis).
+speedup.png (per-kernel speedup over NumPy, log axis). --update --kernels a,b reruns those
+kernels and replaces only their records in results.json.
 """
 
 import argparse
@@ -424,6 +427,8 @@ def write_markdown(res, path, plot_name=None):
     for key in ("when", "npbench", "machine", "load", "versions", "settings", "note"):
         if meta.get(key):
             lines += [f"- {key}: {meta[key]}"]
+    for update in meta.get("updates", []):
+        lines += [f"- rerun: {update}"]
     lines += ["", "Times are seconds, the best of the timed calls after one warm-up call; "
               "\"first\" is the warm-up call (JIT compilation included); \"x NumPy\" is NumPy's "
               "time over the framework's (> 1: faster; bold: slower than NumPy), counted only "
@@ -458,7 +463,9 @@ def write_markdown(res, path, plot_name=None):
     return path
 
 
-def plot(res, path):
+def plot(res, path, per_row=28):
+    """Per-kernel speedup over NumPy, one bar group per kernel, bars from 1 (up: faster, down:
+    slower), log axis; rows of at most per_row kernels."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -466,41 +473,47 @@ def plot(res, path):
 
     fws = res.compared()
     kernels = res.kernels
-    n, m = len(kernels), max(1, len(fws))
-    fig, ax = plt.subplots(figsize=(max(8.0, 0.22 * n * (m + 1) + 2), 5.5))
+    m = max(1, len(fws))
+    rows = max(1, math.ceil(len(kernels) / per_row))
+    cols = min(len(kernels), per_row) or 1
+    fig, axes = plt.subplots(rows, 1, figsize=(max(8.0, 0.14 * cols * (m + 1) + 2), 4.2 * rows),
+                             squeeze=False)
     width = 0.8 / m
     colors = {"numpy_tuned": "#9e9e9e", "hassium": "#d62728", "numba": "#1f77b4",
               "jax": "#2ca02c"}
-    vals_all = [s for f in fws for k in kernels if (s := res.speedup(k, f)) is not None]
-    lo = min(vals_all + [1.0]) / 1.5
-    for j, f in enumerate(fws):
-        xs, ys, fx = [], [], []
-        for i, k in enumerate(kernels):
-            s = res.speedup(k, f)
-            x = i - 0.4 + width * (j + 0.5)
-            if s is None:
-                r = res.get(k, f)
-                if r is not None and r["status"] not in NOT_RUN:
+    values = [s for f in fws for k in kernels if (s := res.speedup(k, f)) is not None]
+    lo, hi = min(values + [1.0]) / 1.6, max(values + [1.0]) * 1.6
+    summary = {r["framework"]: r for r in res.summary()}
+    for row in range(rows):
+        ax = axes[row][0]
+        chunk = kernels[row * per_row:(row + 1) * per_row]
+        for j, f in enumerate(fws):
+            xs, ys, fx = [], [], []
+            for i, k in enumerate(chunk):
+                s = res.speedup(k, f)
+                x = i - 0.4 + width * (j + 0.5)
+                if s is not None:
+                    xs.append(x)
+                    ys.append(s)
+                elif (r := res.get(k, f)) is not None and r["status"] not in NOT_RUN:
                     fx.append(x)
-            else:
-                xs.append(x)
-                ys.append(s)
-        g = next((r["geomean_numpy_common"] for r in res.summary() if r["framework"] == f), None)
-        label = LABELS[f] + (f" (geomean {fmt_x(g)})" if g else "")
-        ax.bar(xs, ys, width, bottom=0, label=label, color=colors.get(f))
-        if fx:
-            ax.plot(fx, [lo * 1.15] * len(fx), "x", color=colors.get(f), markersize=5)
-    ax.set_yscale("log")
-    ax.set_ylim(bottom=lo)
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_xticks(range(n))
-    ax.set_xticklabels(kernels, rotation=90, fontsize=8)
-    ax.set_xlim(-0.6, n - 0.4)
-    ax.set_ylabel("speedup over NumPy (log)")
-    ax.set_title(f"NPBench preset {res.preset}: speedup over NumPy per kernel "
-                 "(x: ran but failed or did not validate)")
-    ax.legend(fontsize=8)
-    ax.grid(axis="y", which="both", alpha=0.3)
+            g = summary.get(f, {}).get("geomean_numpy_common")
+            label = LABELS[f] + (f" (geomean {fmt_x(g)} on the common set)" if g else "")
+            ax.bar(xs, [y - 1 for y in ys], width, bottom=1, label=label, color=colors.get(f))
+            if fx:
+                ax.plot(fx, [lo * 1.25] * len(fx), "x", color=colors.get(f), markersize=6)
+        ax.set_yscale("log")
+        ax.set_ylim(lo, hi)
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_xticks(range(len(chunk)))
+        ax.set_xticklabels(chunk, rotation=60, ha="right", fontsize=8)
+        ax.set_xlim(-0.6, cols - 0.4)
+        ax.set_ylabel("speedup over NumPy")
+        ax.grid(axis="y", which="major", alpha=0.3)
+        if row == 0:
+            ax.set_title(f"NPBench preset {res.preset}: NumPy's time / the framework's "
+                         "(x: ran, but failed, timed out or did not validate)")
+            ax.legend(fontsize=8, loc="upper left", ncol=min(m, 4))
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
@@ -706,10 +719,20 @@ def _child_run(spec, emit, phase):
                 outs = [result]
             if framework != "jax":  # JAX cannot update in place: it returns those arrays
                 outs += [ctx[a] for a in outputs]
-            host = [np.asarray(o) for o in outs]
-            np.savez(spec["outputs"], **{f"out{i}": h for i, h in enumerate(host)})
-            emit(event="outputs", count=len(host),
-                 meta=[f"{h.dtype}{list(h.shape)}" for h in host])
+            host = {f"out{i}": np.asarray(o) for i, o in enumerate(outs)}
+            inplace = []
+            if not outputs and framework != "jax":
+                # bench_info names no output_args: the arrays the call updated in place are
+                # kept too (NumPy's kernel may return nothing; see validate_record)
+                for a in arrays:
+                    now = np.asarray(ctx[a])
+                    if now.shape != data[a].shape or not np.array_equal(now, data[a],
+                                                                        equal_nan=True):
+                        host[f"inplace_{a}"] = now
+                        inplace.append(a)
+            np.savez(spec["outputs"], **host)
+            emit(event="outputs", count=len(outs), inplace=inplace,
+                 meta=[f"{h.dtype}{list(h.shape)}" for h in host.values()][:len(outs)])
             del outs, host
         del result, args, ctx
     emit(event="done", first_s=times[0], times=times[1:],
@@ -807,6 +830,7 @@ def run_child(python, spec, env, timeout, init_timeout, work):
         elif ev["event"] == "outputs":
             rec["outputs"] = ev["count"]
             rec["output_meta"] = ev["meta"]
+            rec["inplace"] = ev.get("inplace", [])
         elif ev["event"] == "done":
             rec["fallbacks"] = ev["fallbacks"]
         elif ev["event"] == "error":
@@ -935,15 +959,43 @@ def validate_record(rec, ref_rec, ref_path, out_path, info):
         rec["detail"] = "the initialized inputs differ from NumPy's subprocess"
         return
     rtol, atol, norm_error = tolerances(info)
+    names = ref_rec.get("inplace") if not ref_rec["outputs"] else None
     with np.load(ref_path, allow_pickle=True) as z:
-        ref = [z[f"out{i}"] for i in range(ref_rec["outputs"])]
+        if names:
+            ref = [z[f"inplace_{n}"] for n in names]
+        else:
+            ref = [z[f"out{i}"] for i in range(ref_rec["outputs"])]
+    notes = []
     with np.load(out_path, allow_pickle=True) as z:
-        val = [z[f"out{i}"] for i in range(rec["outputs"])]
+        if names and not rec["outputs"]:
+            # NumPy's kernel returns nothing and bench_info names no outputs (NPBench compares
+            # nothing): compare the arrays NumPy's call updated in place
+            notes.append(f"compared the arrays NumPy updates in place: {', '.join(names)}")
+            missing = [n for n in names if n not in rec.get("inplace", [])]
+            if missing:
+                rec["status"] = "mismatch"
+                rec["detail"] = (f"did not update {', '.join(missing)} in place as NumPy "
+                                 "does")
+                return
+            val = [z[f"inplace_{n}"] for n in names]
+        else:
+            if names:  # JAX returns what NumPy updates in place
+                notes.append(f"compared its results with what NumPy updates in place: "
+                             f"{', '.join(names)}")
+            val = [z[f"out{i}"] for i in range(rec["outputs"])]
+    if not ref:
+        notes.append("nothing to compare: NumPy's call neither returns nor updates anything")
     ok, detail = validate(ref, val, rtol, atol, norm_error)
+    detail = "; ".join(x for x in [detail] + notes if x)
     if detail:
         rec["detail"] = detail
     if not ok:
         rec["status"] = "mismatch"
+
+
+def merged(kept, records):
+    """Records of an earlier run and this one's, by kernel name (a stable sort)."""
+    return sorted(kept + records, key=lambda r: r["kernel"])
 
 
 def run(args):
@@ -994,8 +1046,22 @@ def run(args):
                      f"{','.join(numba_variants)}"),
         "note": args.note,
     }
-    records = []
-    res = Results(records, frameworks, args.preset, meta)
+    records, kept, shown = [], [], frameworks
+    previous = out / "results.json"
+    if args.update and previous.exists():
+        # rerun the named kernels under these frameworks, keep the earlier run's other records
+        old = load_json(previous)
+        if old.preset != args.preset:
+            raise SystemExit(f"npbench: error: --update: {previous} is preset {old.preset}")
+        kept = [r for r in old.records
+                if r["kernel"] not in names or r["framework"] not in frameworks]
+        shown = [f for f in FRAMEWORKS if f in frameworks or f in old.frameworks]
+        updates = old.meta.get("updates", [])
+        meta = dict(old.meta, updates=updates + [
+            f"{meta['when']}: reran {', '.join(names)} with {', '.join(frameworks)} "
+            f"(`{meta['command']}`)"
+            + (f"; {args.note}" if args.note else "")])
+    res = Results(records, shown, args.preset, meta)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # clean up as on Ctrl-C
     print(f"npbench: {len(names)} kernels, preset {args.preset}, frameworks "
           f"{', '.join(frameworks)}; work dir {work}")
@@ -1033,6 +1099,7 @@ def run(args):
                     py = peers if f in PEER_FRAMEWORKS else python
                     env = child_env(f, args.hassium_cache, work)
                     rec = run_child(py, spec, env, args.timeout, args.init_timeout, work)
+                    rec["python"] = py
                     if f == "numpy":
                         ref_rec = rec
                         ref_path = outputs if rec["status"] == OK else None
@@ -1056,13 +1123,17 @@ def run(args):
                 ref_path.unlink()
             for d in work.glob("hassium-cache-*"):
                 shutil.rmtree(d, ignore_errors=True)
-            res = Results(records, frameworks, args.preset, meta)
+            res = Results(merged(kept, records), shown, args.preset, meta)
             save_json(res, out / "results.json")
     finally:
         load_after = os.getloadavg()
-        meta["load"] = (f"1-minute load average {load_before[0]:.1f} at the start, "
-                        f"{load_after[0]:.1f} at the end")
-        res = Results(records, frameworks, args.preset, meta)
+        load = (f"1-minute load average {load_before[0]:.1f} at the start, "
+                f"{load_after[0]:.1f} at the end")
+        if kept:
+            meta["updates"][-1] += f"; {load}"
+        else:
+            meta["load"] = load
+        res = Results(merged(kept, records), shown, args.preset, meta)
         save_json(res, out / "results.json")
         if not args.keep_work:
             shutil.rmtree(work, ignore_errors=True)
@@ -1120,6 +1191,9 @@ def main(argv=None):
     p.add_argument("--note", default="", help="a line for the report (e.g. the machine's load)")
     p.add_argument("--work", default=None, help="where the temporary files go")
     p.add_argument("--keep-work", action="store_true", help="keep logs and outputs")
+    p.add_argument("--update", action="store_true",
+                   help="rerun --kernels with --frameworks and replace only those records in --out's "
+                   "results.json")
     p.add_argument("--replot", action="store_true",
                    help="rebuild results.md/csv/png from --out's results.json, run nothing")
     args = p.parse_args(argv)

@@ -27,7 +27,9 @@
 // that lowers the cost: pairwise weights cannot see a contraction, so a tie can merge the
 // creator into a block that merely shares one of its reads (SOR: 2680 -> 2536 bytes, the
 // optimum, on one 8x8 sweep). Instructions of a multi-instruction start block never move.
+#include <algorithm>
 #include <queue>
+#include <utility>
 
 #include "ir/algorithms.h"
 #include "ir/partition_graph.h"
@@ -39,8 +41,9 @@ namespace {
 
 struct Candidate {
   int64_t weight;
-  uint32_t a, b;   // a < b
-  uint32_t va, vb; // versions of a and b when the weight was computed
+  uint32_t a, b;   // a < b, block ids when pushed (PartitionGraph::find() forwards merged ones)
+  uint32_t va, vb; // their full-repush versions then
+  uint32_t pa, pb; // their partial-repush counts then
 };
 
 struct Lighter {
@@ -79,31 +82,76 @@ void run_greedy(PartitionGraph& pg, bool singletons) {
     uint32_t pa = pg.position(a), pb = pg.position(b);
     return (pa > pb ? pa - pb : pb - pa) <= kWindow;
   };
-  std::vector<uint32_t> version(pg.num_ids(), 0);
+  // After a merge, eager greedy weighs the merged block against every affinity neighbor again
+  // (the block's older entries all become stale: `version`). A block that grew along the flush
+  // has thousands of neighbors, and most of those weights cannot have changed: with more than
+  // kEagerNeighbors, only the neighbors PartitionGraph::merge() reports as affected are weighed
+  // (`partial`), and the block's older entries stay in the heap, checked when popped (a stale
+  // one is dropped when its weight no longer holds; the merge that changed it pushed a newer
+  // one). The same merges happen in the same order either way.
+  constexpr size_t kEagerNeighbors = 64;
+  const size_t ids = pg.num_ids();
+  std::vector<uint32_t> version(ids, 0), partial(ids, 0);
+  std::vector<uint8_t> absorbed_eagerly(ids, 0);
   std::priority_queue<Candidate, std::vector<Candidate>, Lighter> heap;
   auto push = [&](uint32_t a, uint32_t b, int64_t w) {
     if (w <= 0) return;
     if (a > b) std::swap(a, b);
-    heap.push({w, a, b, version[a], version[b]});
+    heap.push({w, a, b, version[a], version[b], partial[a], partial[b]});
+  };
+  // Loop classes only get stricter as blocks grow: a pair incompatible now never merges, so
+  // its weight is not computed (same result, less work).
+  auto repush = [&](uint32_t m, uint32_t n) {
+    if (pg.alive(n) && n != m && near(m, n) && pg.loop_class(m).compatible(pg.loop_class(n)))
+      push(m, n, pg.savings(m, n));
   };
   if (singletons) {
     for (const auto& e : pg.wsp().weight_edges()) push(e.u, e.v, e.weight);
   } else {
-    for (uint32_t a = 0; a < pg.num_ids(); ++a)
+    for (uint32_t a = 0; a < ids; ++a)
       for (uint32_t n : pg.affinity(a))
         if (n > a && near(a, n)) push(a, n, pg.savings(a, n));
   }
+  // Per side of an entry: 0 fresh, 1 stale, 2 to be checked by its weight.
+  auto state = [&](uint32_t id, uint32_t root, uint32_t v, uint32_t p) {
+    if (root != id) return absorbed_eagerly[id] ? 1 : 2;
+    if (version[id] != v) return 1;
+    return partial[id] != p ? 2 : 0;
+  };
+  // Pairs refused for a path between them, by block: a later merge of either block may remove
+  // the path, so they are tried again then (refusals for fusibility are final).
+  std::vector<std::vector<uint32_t>> refused(ids);
+  std::vector<uint32_t> affected;
   while (!heap.empty()) {
     Candidate c = heap.top();
     heap.pop();
-    if (!pg.alive(c.a) || !pg.alive(c.b) || version[c.a] != c.va || version[c.b] != c.vb) continue;
-    if (!near(c.a, c.b) || !pg.can_merge(c.a, c.b)) continue;
-    uint32_t m = pg.merge(c.a, c.b);
-    ++version[m];
-    // Loop classes only get stricter as blocks grow: a pair incompatible now never merges,
-    // so its weight is not computed (same result, less work).
-    for (uint32_t n : pg.affinity(m))
-      if (near(m, n) && pg.loop_class(m).compatible(pg.loop_class(n))) push(m, n, pg.savings(m, n));
+    const uint32_t a = pg.find(c.a), b = pg.find(c.b);
+    if (a == b || !near(a, b)) continue;
+    const int sa = state(c.a, a, c.va, c.pa), sb = state(c.b, b, c.vb, c.pb);
+    if (sa == 1 || sb == 1) continue;
+    if ((sa == 2 || sb == 2) && pg.savings(a, b) != c.weight) continue;
+    if (!pg.fusible(a, b)) continue;
+    if (!pg.path_free(a, b)) {
+      refused[a].push_back(b);
+      refused[b].push_back(a);
+      continue;
+    }
+    const bool eager = pg.affinity(a).size() + pg.affinity(b).size() <= kEagerNeighbors;
+    const uint32_t m = pg.merge(a, b, eager ? nullptr : &affected);
+    const uint32_t gone = m == a ? b : a;
+    absorbed_eagerly[gone] = eager;
+    if (eager) {
+      ++version[m];
+      for (uint32_t n : pg.affinity(m)) repush(m, n);
+    } else {
+      ++partial[m];
+      for (uint32_t n : affected)
+        if (std::binary_search(pg.affinity(m).begin(), pg.affinity(m).end(), n)) repush(m, n);
+      for (uint32_t side : {m, gone})
+        for (uint32_t n : std::exchange(refused[side], {})) repush(m, pg.find(n));
+    }
+    refused[m].clear();
+    refused[gone].clear();
   }
   if (pg.wsp().model().block_cost() > 0) sweep_unrelated(pg);
 }

@@ -66,6 +66,31 @@ PartitionGraph::PartitionGraph(const WspGraph& g, const std::vector<std::vector<
   }
   for (uint32_t i = 0; i < g.size(); ++i)
     HS_INTERNAL_ASSERT(of[i] != kDead) << "partition graph: instruction " << i << " in no block";
+  block_of_ = of;
+  forward_.resize(blocks_.size());
+  for (uint32_t b = 0; b < blocks_.size(); ++b) forward_[b] = b;
+  seen_.assign(blocks_.size(), 0);
+  // Accessor lists, CSR: per view and per base, the instructions (each once, in order).
+  view_off_.assign(t.views.size() + 1, 0);
+  base_off_.assign(t.bases.size() + 1, 0);
+  for (uint32_t i = 0; i < g.size(); ++i)
+    for (const Access& a : t.accesses_of(i)) {
+      if (a.view != kNoView) ++view_off_[a.view + 1];
+      ++base_off_[a.base + 1];
+    }
+  for (size_t v = 0; v < t.views.size(); ++v) view_off_[v + 1] += view_off_[v];
+  for (size_t b = 0; b < t.bases.size(); ++b) base_off_[b + 1] += base_off_[b];
+  view_instrs_.resize(view_off_.back());
+  base_instrs_.resize(base_off_.back());
+  {
+    std::vector<uint32_t> vnext(view_off_.begin(), view_off_.end() - 1);
+    std::vector<uint32_t> bnext(base_off_.begin(), base_off_.end() - 1);
+    for (uint32_t i = 0; i < g.size(); ++i)
+      for (const Access& a : t.accesses_of(i)) {
+        if (a.view != kNoView) view_instrs_[vnext[a.view]++] = i;
+        base_instrs_[bnext[a.base]++] = i;
+      }
+  }
   for (uint32_t v = 0; v < g.size(); ++v)
     for (uint32_t w : g.successors(v))
       if (of[v] != of[w]) {
@@ -120,30 +145,57 @@ bool PartitionGraph::no_long_path(uint32_t a, uint32_t b) {
   const uint32_t lo = blocks_[a].pos, hi = blocks_[b].pos;
   fw_.clear();
   bw_.clear();
-  for (uint32_t c : blocks_[a].succ)
-    if (c != b && blocks_[c].pos < hi) {
-      fw_mark_[c] = stamp_;
-      fw_.push_back(c);
-    }
-  for (uint32_t c : blocks_[b].pred)
-    if (c != a && blocks_[c].pos > lo) {
-      if (fw_mark_[c] == stamp_) return false; // a -> c -> b
-      bw_mark_[c] = stamp_;
-      bw_.push_back(c);
-    }
+  // Either search alone is complete (the forward one meets b, the backward one meets a, when
+  // a path of length >= 2 exists), so a side whose first list is long (a block that grew along
+  // the flush has many successors or predecessors) is seeded only once the other side's search
+  // has grown that large. Seeding returns false when it meets the other side's marks.
+  const std::vector<uint32_t>& first_fw = blocks_[a].succ;
+  const std::vector<uint32_t>& first_bw = blocks_[b].pred;
+  bool fw_seeded = false, bw_seeded = false;
+  auto seed_fw = [&] {
+    fw_seeded = true;
+    for (uint32_t c : first_fw)
+      if (c != b && blocks_[c].pos < hi && fw_mark_[c] != stamp_) {
+        if (bw_mark_[c] == stamp_) return false; // a -> c -> ... -> b
+        fw_mark_[c] = stamp_;
+        fw_.push_back(c);
+      }
+    return true;
+  };
+  auto seed_bw = [&] {
+    bw_seeded = true;
+    for (uint32_t c : first_bw)
+      if (c != a && blocks_[c].pos > lo && bw_mark_[c] != stamp_) {
+        if (fw_mark_[c] == stamp_) return false;
+        bw_mark_[c] = stamp_;
+        bw_.push_back(c);
+      }
+    return true;
+  };
+  if (first_fw.size() <= first_bw.size() ? !seed_fw() : !seed_bw()) return false;
   size_t fi = 0, bi = 0;
   while (true) {
-    if (fi == fw_.size()) {
+    if (fw_seeded && fi == fw_.size()) {
       side_.assign(fw_.begin(), fw_.end());
       side_forward_ = true;
       return true;
     }
-    if (bi == bw_.size()) {
+    if (bw_seeded && bi == bw_.size()) {
       side_.assign(bw_.begin(), bw_.end());
       side_forward_ = false;
       return true;
     }
-    if (fw_.size() - fi <= bw_.size() - bi) {
+    if (!bw_seeded && fw_.size() >= first_bw.size()) {
+      if (!seed_bw()) return false;
+      continue; // an empty seed proves it at once
+    }
+    if (!fw_seeded && bw_.size() >= first_fw.size()) {
+      if (!seed_fw()) return false;
+      continue;
+    }
+    const bool forward =
+        fw_seeded && (!bw_seeded || fw_.size() - fi <= bw_.size() - bi) && fi < fw_.size();
+    if (forward) {
       for (uint32_t d : blocks_[fw_[fi++]].succ) {
         if (d == b || bw_mark_[d] == stamp_) return false;
         if (blocks_[d].pos < hi && fw_mark_[d] != stamp_) {
@@ -185,7 +237,10 @@ bool PartitionGraph::reaches(uint32_t a, uint32_t b) {
 }
 
 bool PartitionGraph::can_merge(uint32_t a, uint32_t b) {
-  if (a == b || !alive(a) || !alive(b) || !fusible(a, b)) return false;
+  return a != b && alive(a) && alive(b) && fusible(a, b) && path_free(a, b);
+}
+
+bool PartitionGraph::path_free(uint32_t a, uint32_t b) {
   if (blocks_[a].pos > blocks_[b].pos) std::swap(a, b);
   if (!no_long_path(a, b)) return false;
   checked_a_ = a;
@@ -193,7 +248,44 @@ bool PartitionGraph::can_merge(uint32_t a, uint32_t b) {
   return true;
 }
 
-uint32_t PartitionGraph::merge(uint32_t a, uint32_t b) {
+uint32_t PartitionGraph::find(uint32_t b) {
+  uint32_t r = b;
+  while (forward_[r] != r) r = forward_[r];
+  while (forward_[b] != r) b = std::exchange(forward_[b], r); // path compression
+  return r;
+}
+
+bool PartitionGraph::shares(const BlockSummary& big, const BlockSummary& small) {
+  for (const ViewStat& v : small.views)
+    if (big.find_view(v.view)) return true;
+  for (const BaseStat& x : small.bases)
+    if (const BaseStat* y = big.find_base(x.base); y && y->flags != 0) return true;
+  return false;
+}
+
+void PartitionGraph::neighbors_sharing(const BlockSummary& part, uint32_t self,
+                                       std::vector<uint32_t>& out) {
+  out.clear();
+  if (++seen_stamp_ == 0) {
+    std::fill(seen_.begin(), seen_.end(), 0);
+    seen_stamp_ = 1;
+  }
+  auto add = [&](std::span<const uint32_t> instrs) {
+    for (uint32_t i : instrs) {
+      uint32_t x = block_of_[i];
+      if (x == self || seen_[x] == seen_stamp_) continue;
+      seen_[x] = seen_stamp_;
+      out.push_back(x);
+    }
+  };
+  for (const ViewStat& v : part.views)
+    add({view_instrs_.data() + view_off_[v.view], view_off_[v.view + 1] - view_off_[v.view]});
+  for (const BaseStat& x : part.bases)
+    if (x.flags != 0)
+      add({base_instrs_.data() + base_off_[x.base], base_off_[x.base + 1] - base_off_[x.base]});
+}
+
+uint32_t PartitionGraph::merge(uint32_t a, uint32_t b, std::vector<uint32_t>* affected) {
   if (blocks_[a].pos > blocks_[b].pos) std::swap(a, b);
   if (checked_a_ != a || checked_b_ != b) {
     bool ok = no_long_path(a, b);
@@ -254,6 +346,49 @@ uint32_t PartitionGraph::merge(uint32_t a, uint32_t b) {
 
   Block& bs = blocks_[s];
   Block& bd = blocks_[d];
+  for (uint32_t i : bd.members) block_of_[i] = s;
+  forward_[d] = s;
+  // Savings that may have changed (Prop. 1 and the per-view form of the cost models): with
+  // blocks sharing with d, whose entries named s's old part; and, among d's neighbors (whose
+  // entries named d), those sharing with s's old part. Only affinity neighbors count (the
+  // others are never weighed); the sharers of d are found by scanning the affinity lists or
+  // through d's views' accessors, whichever is shorter.
+  if (affected) {
+    affected->clear();
+    if (++seen_stamp_ == 0) {
+      std::fill(seen_.begin(), seen_.end(), 0);
+      seen_stamp_ = 1;
+    }
+    size_t through_views = 0;
+    for (const ViewStat& v : bd.summary.views)
+      through_views += view_off_[v.view + 1] - view_off_[v.view];
+    for (const BaseStat& x : bd.summary.bases)
+      if (x.flags != 0) through_views += base_off_[x.base + 1] - base_off_[x.base];
+    auto note = [&](uint32_t x) {
+      if (x == s || x == d || seen_[x] == seen_stamp_) return;
+      seen_[x] = seen_stamp_;
+      affected->push_back(x);
+    };
+    if (through_views < bs.aff.size() + bd.aff.size()) {
+      std::vector<uint32_t> sharers;
+      neighbors_sharing(bd.summary, s, sharers); // restamps seen_
+      if (++seen_stamp_ == 0) {
+        std::fill(seen_.begin(), seen_.end(), 0);
+        seen_stamp_ = 1;
+      }
+      for (uint32_t x : sharers)
+        if (std::binary_search(bs.aff.begin(), bs.aff.end(), x) ||
+            std::binary_search(bd.aff.begin(), bd.aff.end(), x))
+          note(x);
+    } else {
+      for (uint32_t x : bs.aff)
+        if (x != d && shares(bd.summary, blocks_[x].summary)) note(x);
+      for (uint32_t x : bd.aff)
+        if (x != s && shares(bd.summary, blocks_[x].summary)) note(x);
+    }
+    for (uint32_t x : bd.aff)
+      if (x != s && shares(bs.summary, blocks_[x].summary)) note(x);
+  }
   for (uint32_t nb : bd.succ)
     if (nb != s) relabel(blocks_[nb].pred, d, s);
   for (uint32_t nb : bd.pred)

@@ -43,11 +43,18 @@ public:
   bool fusible(uint32_t a, uint32_t b) const;
   // Lemma 1: fusible and no path of length >= 2 between a and b.
   bool can_merge(uint32_t a, uint32_t b);
+  // The second half of can_merge() for two distinct alive blocks: no path of length >= 2.
+  bool path_free(uint32_t a, uint32_t b);
   // A path of dependency edges leads from block a to block b (a != b).
   bool reaches(uint32_t a, uint32_t b);
   // Merges two blocks for which can_merge() holds; returns the id of the merged block (one
-  // of a, b; the other dies).
-  uint32_t merge(uint32_t a, uint32_t b);
+  // of a, b; the other dies, and find() forwards its id to the merged block from then on).
+  // With `affected`: the blocks other than the merged one whose merge savings with it may
+  // differ from their savings with the merged block's old part, found without computing any
+  // savings (see neighbors_sharing()).
+  uint32_t merge(uint32_t a, uint32_t b, std::vector<uint32_t>* affected = nullptr);
+  // The alive block an id stands for: itself, or the block it was merged into (transitively).
+  uint32_t find(uint32_t b);
   // The cost saved by merging a and b (the weight of the edge between them).
   int64_t savings(uint32_t a, uint32_t b) const;
   // The alive blocks in the maintained topological order.
@@ -56,6 +63,14 @@ public:
   std::vector<std::vector<size_t>> blocks() const;
 
 private:
+  // The blocks other than `self` that share a view with the summary `part`, or a base for which
+  // `part` holds a creator, FREE or SYNC. Every cost model here is, per base, a sum of per-view
+  // terms gated by the base's flags (ir/cost_model.h), so merging `part` into a block changes
+  // that block's savings with exactly these blocks (Prop. 1): the others keep their weights.
+  void neighbors_sharing(const BlockSummary& part, uint32_t self, std::vector<uint32_t>& out);
+  // The same test for one pair: `small` shares a view with `big`, or a base `big` flags.
+  static bool shares(const BlockSummary& big, const BlockSummary& small);
+
   struct Block {
     bool alive = true;
     uint32_t pos = 0;
@@ -73,6 +88,12 @@ private:
 
   const WspGraph& g_;
   std::vector<Block> blocks_;
+  std::vector<uint32_t> block_of_; // instruction -> its block id (kept on merges)
+  std::vector<uint32_t> forward_;  // block id -> the id it was merged into (itself if alive)
+  // Instructions accessing each view, and each base (CSR, from the access table).
+  std::vector<uint32_t> view_off_, view_instrs_, base_off_, base_instrs_;
+  std::vector<uint32_t> seen_; // stamps for neighbors_sharing
+  uint32_t seen_stamp_ = 0;
   std::vector<uint32_t> order_; // position -> block id, kDead for holes
   size_t alive_count_ = 0;
   std::vector<uint32_t> fw_mark_, bw_mark_;

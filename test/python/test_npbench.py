@@ -190,6 +190,13 @@ STANDIN = {
              "    if np.__name__ == 'numpy' and 'MALLOC_TOP_PAD_' not in os.environ:\n"
              "        time.sleep(60)\n    return np.arange(N) * 1.5\n",
              {"input_args": ["N"], "array_args": [], "output_args": []}),
+    # returns nothing, bench_info names no outputs: what the call updates in place is compared
+    "inplace": ("def initialize(N):\n    import numpy as np\n"
+                "    return np.arange(N, dtype=np.float64), np.ones(N)\n",
+                "def kernel(x, y):\n    x[1:] += y[1:] * 2\n",
+                {"init": {"func_name": "initialize", "input_args": ["N"],
+                          "output_args": ["x", "y"]},
+                 "input_args": ["x", "y"], "array_args": ["x", "y"], "output_args": []}),
     # hassium gives other numbers: a mismatch; it also shows that `numpy` was hassium there
     "which": ("", "import numpy as np\n\ndef kernel(N):\n"
               "    return np.ones(N) * (2.0 if np.__name__ == 'hassium' else 1.0)\n",
@@ -239,6 +246,21 @@ def test_end_to_end_on_a_standin_checkout(tmp_path):
         assert get("double", "hassium")["status"] == "ok"
         assert get("which", "hassium")["status"] == "mismatch"
         assert "relative error 1 > 1e-05" in get("which", "hassium")["detail"]
+        assert get("inplace", "hassium")["status"] == "ok"
+    # --update reruns one kernel and keeps the others' records
+    first = get("double", "numpy")["first_s"]
+    assert nb.main(["--npbench", str(root), "--preset", "S", "--frameworks", "numpy",
+                    "--kernels", "double", "--repeat", "1", "--out", str(out), "--update"]) == 0
+    res = nb.load_json(out / "results.json")
+    assert res.get("double", "numpy")["first_s"] != first
+    assert len(res.get("double", "numpy")["times"]) == 1
+    assert res.get("slow", "numpy")["status"] == "timeout"
+    assert res.get("double", "numpy_tuned")["status"] == "ok"  # kept
+    assert res.kernels == sorted(STANDIN)
+    assert "reran double" in res.meta["updates"][0]
+    assert get("inplace", "numpy")["inplace"] == ["x"]
+    assert get("inplace", "numpy_tuned")["detail"] == (
+        "compared the arrays NumPy updates in place: x")
     md = (out / "results.md").read_text()
     assert "- NumPy / slow: **timeout**: first run did not finish in 3 s" in md
 
