@@ -1,4 +1,5 @@
-// Module functions of _hassium: flushing, creation primitives, generators, where, matmul.
+// Module functions of _hassium: flushing, creation primitives, generators, where (the products
+// are in linalg.cpp).
 // The NumPy-facing functions (zeros, arange, concatenate, ...) are Python in hassium/ on top.
 #include <pybind11/stl.h>
 
@@ -170,20 +171,6 @@ void bind_functions(py::module_& m) {
         return a;
       },
       "uint64 random bits: Philox on (seed, counter + i) (RANDOM).");
-  m.def("matmul2d", [](const Array& a, const Array& b) {
-    if (a.ndim() != 2 || b.ndim() != 2 || a.shape()[1] != b.shape()[0])
-      raise_value_error("matmul: operands have shapes " + shape_text(a.shape()) + " and " +
-                        shape_text(b.shape()));
-    if (a.dtype() != b.dtype()) raise_type_error("matmul2d: operands must have one dtype");
-    Array out = new_array(a.dtype(), {a.shape()[0], b.shape()[1]});
-    if (out.size() == 0) return out;
-    if (a.shape()[1] == 0) {
-      record_fill(out.view, Scalar::of_int(0).cast(a.dtype()));
-      return out;
-    }
-    record(Opcode::MATMUL, {out.view, a.view, b.view});
-    return out;
-  });
   m.def("where", &where3);
   m.def(
       "copy",

@@ -7,6 +7,7 @@
 #include "bridge/python/convert.h"
 #include "bridge/python/errors.h"
 #include "bridge/python/indexing.h"
+#include "bridge/python/linalg.h"
 #include "bridge/python/ufunc.h"
 #include "core/error.h"
 
@@ -145,6 +146,12 @@ HS_SLOT(slot_multiply, "multiply")
 HS_SLOT(slot_divide, "divide")
 #undef HS_SLOT
 
+py::object matmul_call(py::handle a, py::handle b) {
+  PyObject* r = matmul_slot(a.ptr(), b.ptr());
+  if (!r) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(r);
+}
+
 void install_number_slots(PyTypeObject* type) {
   PyNumberMethods* nb = type->tp_as_number;
   HS_INTERNAL_ASSERT(nb && ufunc("add").nin == 2 && ufunc("subtract").nin == 2 &&
@@ -154,6 +161,7 @@ void install_number_slots(PyTypeObject* type) {
   nb->nb_subtract = slot_subtract;
   nb->nb_multiply = slot_multiply;
   nb->nb_true_divide = slot_divide;
+  nb->nb_matrix_multiply = matmul_slot;
   PyType_Modified(type);
 }
 
@@ -279,6 +287,13 @@ void bind_ndarray(py::module_& m) {
   HS_UNARY("pos", "positive")
   HS_UNARY("abs", "absolute")
   HS_UNARY("invert", "invert")
+  // a @ b, whichever operand is the hassium array (the slot; these for explicit calls).
+  cls.def(
+      "__matmul__", [](py::handle a, py::handle b) { return matmul_call(a, b); },
+      py::is_operator());
+  cls.def(
+      "__rmatmul__", [](py::handle a, py::handle b) { return matmul_call(b, a); },
+      py::is_operator());
   cls.def("__divmod__", [](py::handle a, py::handle b) {
     return ufunc_call(ufunc("divmod"), py::make_tuple(a, b), py::kwargs());
   });

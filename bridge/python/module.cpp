@@ -12,6 +12,7 @@ PYBIND11_MODULE(_hassium, m) {
   hp::bind_ndarray(m);
   hp::bind_ufuncs(m);
   hp::bind_functions(m);
+  hp::bind_products(m);
   hp::bind_python_backend(m);
   hp::bind_profile(m);
   hp::bind_errors(m);

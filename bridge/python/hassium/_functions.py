@@ -403,46 +403,33 @@ around = round
 
 # --- linear algebra -------------------------------------------------------------------------------
 
-def matmul(a, b, /, out=None, **kwargs):
+# matmul, dot, inner and vdot are C++ builtins (bridge/python/linalg.cpp): two hassium arrays of 1
+# or 2 dims are recorded there in one call; anything else comes to the general functions below.
+
+def _matmul(a, b, /, out=None, **kwargs):
     if kwargs:
         return _fallback.run(_np.matmul, "matmul", (a, b), dict(out=out, **kwargs))
     a, b = _arr(a), _arr(b)
-    if a.ndim == 0 or b.ndim == 0:
-        raise ValueError("matmul: Input operand 0 does not have enough dimensions (has 0, gufunc "
-                         "core with signature (n?,k),(k,m?)->(n?,m?) requires 1)")
-    rt = _np.result_type(a.dtype, b.dtype)
-    # NumPy arrays of dtypes hassium does not hold (float16 ...) stay NumPy's after _arr
-    if (a.ndim > 2 or b.ndim > 2 or rt.kind == "b" or not _held(rt)
-            or not isinstance(a, ndarray) or not isinstance(b, ndarray)):
+    # None: more dims, a bool product, or a NumPy array of a dtype hassium does not hold
+    res = _hassium.product(a, b, "matmul")
+    if res is None:
         return _fallback.run(_np.matmul, "matmul", (a, b), {} if out is None else {"out": out})
-    a2 = a.reshape(1, a.shape[0]) if a.ndim == 1 else a
-    b2 = b.reshape(b.shape[0], 1) if b.ndim == 1 else b
-    if a2.shape[1] != b2.shape[0]:
-        raise ValueError(
-            "matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
-            f"(n?,k),(k,m?)->(n?,m?) (size {b2.shape[0]} is different from {a2.shape[1]})")
-    res = _hassium.matmul2d(a2.astype(rt, copy=False), b2.astype(rt, copy=False))
-    if a.ndim == 1 and b.ndim == 1:
-        res = _hassium.as_scalar(res.reshape(()))
-    elif a.ndim == 1:
-        res = res.reshape(res.shape[1])
-    elif b.ndim == 1:
-        res = res.reshape(res.shape[0])
     if out is not None:
         out[...] = res
         return out
     return res
 
 
-def dot(a, b, out=None):
+def _dot(a, b, out=None):
     a, b = _arr(a), _arr(b)
+    res = None
     if a.ndim == 0 or b.ndim == 0:
         res = _uf["multiply"](a, b)
     elif a.ndim <= 2 and b.ndim <= 2:
-        return matmul(a, b, out=out)
+        res = _hassium.product(a, b, "dot")
     elif b.ndim == 1:
         res = _uf["multiply"](a, b).sum(axis=-1)
-    else:
+    if res is None:
         return _fallback.run(_np.dot, "dot", (a, b), {} if out is None else {"out": out})
     if out is not None:
         out[...] = res
@@ -450,18 +437,21 @@ def dot(a, b, out=None):
     return res
 
 
-def vdot(a, b):
+def _vdot(a, b, /):
     a, b = _arr(a).ravel(), _arr(b).ravel()
     if a.dtype.kind == "c":
         a = _uf["conjugate"](a)
     return matmul(a, b)
 
 
-def inner(a, b):
+def _inner(a, b, /):
     a, b = _arr(a), _arr(b)
     if a.ndim <= 1 and b.ndim <= 1:
         return dot(a, b)
     return _fallback.run(_np.inner, "inner", (a, b), {})
+
+
+matmul, dot, vdot, inner = _hassium.matmul, _hassium.dot, _hassium.vdot, _hassium.inner
 
 
 def outer(a, b, out=None):

@@ -264,20 +264,6 @@ def __reduce__(self):
 
 
 @_method
-def __matmul__(self, other):
-    from ._functions import matmul
-
-    return matmul(self, other)
-
-
-@_method
-def __rmatmul__(self, other):
-    from ._functions import matmul
-
-    return matmul(other, self)
-
-
-@_method
 def __imatmul__(self, other):
     from ._functions import matmul
 
@@ -289,7 +275,7 @@ def __imatmul__(self, other):
 def dot(self, b, out=None):
     from ._functions import dot
 
-    return dot(self, b, out=out)
+    return dot(self, b) if out is None else dot(self, b, out=out)
 
 
 @_method

@@ -1,0 +1,174 @@
+"""matmul, @, dot, inner and vdot against NumPy: the products bridge/python/linalg.cpp records
+in one call (two hassium arrays of 1 or 2 dims) and the general path around them."""
+
+import itertools
+import operator
+
+import numpy as np
+import pytest
+
+import hassium
+from hassium import _hassium
+from helpers import assert_same
+
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float32", "float64", "complex64", "complex128"]
+SHAPES = [((2, 3), (3, 4)), ((3,), (3, 4)), ((2, 3), (3,)), ((3,), (3,))]
+
+
+def sample(dtype, shape, seed=0):
+    v = np.random.default_rng(seed).integers(-4, 5, size=shape)
+    kind = np.dtype(dtype).kind
+    if kind == "b":
+        return v > 0
+    if kind == "u":
+        return np.abs(v).astype(dtype)
+    if kind == "c":
+        return (v + 1j * np.roll(v, 1)).astype(dtype)
+    return v.astype(dtype)
+
+
+def message(fn, *arrays):
+    with pytest.raises(Exception) as e:
+        fn(*arrays)
+    return type(e.value), str(e.value)
+
+
+def product_fn(name, m):
+    return (lambda a, b: a @ b) if name == "@" else getattr(m, name)
+
+
+@pytest.mark.parametrize("ta,tb", list(itertools.product(DTYPES, DTYPES)))
+def test_every_dtype_pair(ta, tb):
+    # NumPy's result_type, integer wrap-around, bool (NumPy's logical product) and complex.
+    for sa, sb in SHAPES:
+        a, b = sample(ta, sa, 1), sample(tb, sb, 2)
+        assert_same(hassium.matmul(hassium.array(a), hassium.array(b)), np.matmul(a, b))
+        assert_same(hassium.array(a) @ hassium.array(b), a @ b)
+
+
+@pytest.mark.parametrize("name", ["@", "matmul", "dot"])
+@pytest.mark.parametrize("sa,sb", SHAPES + [((1, 3), (3, 1)), ((3, 1), (1, 3)), ((1,), (1,))])
+def test_shapes_and_scalar_result(name, sa, sb):
+    a, b = sample("float64", sa, 3), sample("float64", sb, 4)
+    h = product_fn(name, hassium)(hassium.array(a), hassium.array(b))
+    n = product_fn(name, np)(a, b)
+    assert_same(h, n)
+    assert repr(h) == repr(n)  # 1-D x 1-D: a NumPy scalar (np.float64(...))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "complex128"])
+@pytest.mark.parametrize("sa,sb", [((0, 3), (3, 4)), ((2, 0), (0, 4)), ((2, 3), (3, 0)),
+                                   ((0,), (0,)), ((2, 0), (0,)), ((0,), (0, 3)), ((0, 0), (0, 0))])
+def test_zero_size(dtype, sa, sb):
+    a, b = sample(dtype, sa), sample(dtype, sb)
+    h = hassium.array(a) @ hassium.array(b)
+    assert_same(h, a @ b)
+    assert repr(h) == repr(a @ b)
+
+
+def test_strided_transposed_reversed_operands():
+    n = sample("float64", (7, 6), 5)
+    h = hassium.array(n)
+    cases = [lambda x: (x.T, x), lambda x: (x[::2, ::-1], x[:6, 1::2]),
+             lambda x: (x[3, ::-2], x[:3, ::-1]), lambda x: (x[:6, 1], x[2, :]),
+             lambda x: (x[1:4, 2], x[::-3, 4]), lambda x: (x[2:5, 1:3].T, x[1:4, 1]),
+             lambda x: (x[::-1, ::-1], x[:, ::-1].T)]
+    for case in cases:
+        assert_same(hassium.matmul(*case(h)), np.matmul(*case(n)))
+        assert_same(operator.matmul(*case(h)), np.matmul(*case(n)))
+        assert_same(hassium.dot(*case(h)), np.dot(*case(n)))
+
+
+def test_overlapping_operands_and_in_place_use():
+    n = sample("float64", (5, 5), 6)
+    h = hassium.array(n)
+    for i in range(1, 5):
+        h[i, :i] -= h[i, :i] @ h[:i, :i]
+        n[i, :i] -= n[i, :i] @ n[:i, :i]
+        h[i, i] = h[i, i] - h[i, :i] @ h[:i, i]
+        n[i, i] = n[i, i] - n[i, :i] @ n[:i, i]
+    assert_same(h, n)
+
+
+def test_one_instruction_for_like_dtypes():
+    a, b = hassium.array(sample("float64", (4,))), hassium.array(sample("float64", (4, 3)))
+    hassium.flush()
+    r = a @ b
+    assert _hassium.pending() == 1  # MATMUL (no reshape, cast or copy)
+    s = a @ a
+    assert _hassium.pending() == 2
+    assert_same(r, sample("float64", (4,)) @ sample("float64", (4, 3)))
+    assert float(s) == float(sample("float64", (4,)) @ sample("float64", (4,)))
+    c = hassium.array(sample("int32", (4,)))
+    hassium.flush()
+    r2 = a @ c
+    assert _hassium.pending() == 3  # the cast of c to float64, MATMUL, the cast's FREE
+    assert_same(r2, sample("float64", (4,)) @ sample("int32", (4,)))
+
+
+@pytest.mark.parametrize("name", ["@", "matmul", "dot", "inner"])
+@pytest.mark.parametrize("sa,sb", [((3,), (4,)), ((2, 3), (4, 2)), ((3,), (4, 2)), ((2, 3), (4,)),
+                                   ((2, 3), (2, 3))])
+def test_mismatch_errors_are_numpy_s(name, sa, sb):
+    if name == "inner" and (len(sa) > 1 or len(sb) > 1):
+        pytest.skip("inner contracts the last axes (the general path)")
+    a, b = sample("float64", sa), sample("float64", sb)
+    expected = message(product_fn(name, np), a, b)
+    assert message(product_fn(name, hassium), hassium.array(a), hassium.array(b)) == expected
+
+
+@pytest.mark.parametrize("name", ["@", "matmul"])
+def test_zero_dim_operand_errors_are_numpy_s(name):
+    v, s = sample("float64", (3,)), np.float64(2.0)
+    for args in [(np.asarray(s), v), (v, np.asarray(s)), (np.asarray(s), np.asarray(s))]:
+        expected = message(product_fn(name, np), *args)
+        assert message(product_fn(name, hassium), *[hassium.array(a) for a in args]) == expected
+    # dot multiplies by a 0-d operand
+    assert_same(hassium.dot(hassium.array(v), hassium.array(2.0)), np.dot(v, np.asarray(2.0)))
+
+
+def test_inner_vdot():
+    for dtype in ["int16", "float32", "complex128", "bool"]:
+        a, b = sample(dtype, (5,), 7), sample(dtype, (5,), 8)
+        for name in ["inner", "vdot", "dot"]:
+            h = getattr(hassium, name)(hassium.array(a), hassium.array(b))
+            n = getattr(np, name)(a, b)
+            assert_same(h, n)
+            assert repr(h) == repr(n)
+    a, b = sample("float64", (2, 3), 9), sample("float64", (3, 2), 10)
+    assert_same(hassium.vdot(hassium.array(a), hassium.array(b)), np.vdot(a, b))
+    assert_same(hassium.inner(hassium.array(a), hassium.array(b.T)), np.inner(a, b.T))
+    with pytest.raises(ValueError):
+        hassium.vdot(hassium.array(np.ones(3)), hassium.array(np.ones(4)))
+    with pytest.raises(TypeError):
+        hassium.inner(hassium.array(a), hassium.array(b), out=None)
+
+
+def test_out_keywords_and_other_operands():
+    a, b = sample("float64", (2, 3)), sample("float64", (3, 4))
+    ha, hb = hassium.array(a), hassium.array(b)
+    out = hassium.zeros((2, 4))
+    assert hassium.matmul(ha, hb, out=out) is out
+    assert_same(out, a @ b)
+    assert_same(hassium.matmul(ha, hb, out=None), a @ b)
+    assert_same(hassium.dot(ha, hb, out=None), a @ b)
+    out = hassium.zeros((2, 4))
+    assert hassium.dot(ha, hb, out=out) is out
+    assert_same(out, a @ b)
+    assert_same(ha.dot(hb), a.dot(b))
+    assert_same(hassium.matmul(ha, hb, dtype="float32"), np.matmul(a, b, dtype="float32"))
+    # NumPy arrays, lists and 3-D operands on either side
+    assert_same(ha @ b, a @ b)
+    assert_same(a @ hb, a @ b)
+    assert_same(ha @ b.tolist(), a @ b)
+    assert_same(a.tolist() @ hb, a @ b)
+    assert_same(hb.__rmatmul__(ha), a @ b)
+    assert_same(ha.__matmul__(hb), a @ b)
+    c = sample("float64", (2, 3, 4))
+    assert_same(hassium.array(c) @ hb.T, c @ b.T)
+    assert_same(hassium.dot(hassium.array(c), hassium.array(sample("float64", (4,)))),
+                np.dot(c, sample("float64", (4,))))
+    hx = hassium.array(a)
+    hx @= hassium.array(np.eye(3))
+    assert_same(hx, a)
