@@ -1,4 +1,4 @@
-// Access table construction: view interning, overlap sweep, loop classes, base creators.
+// Access table construction: view interning, overlap sweep over boxes, loop classes, creators.
 #include "ir/access_table.h"
 
 #include <algorithm>
@@ -55,27 +55,101 @@ InstrKind kind_of(const Instruction& ins) {
   return InstrKind::SOLO;
 }
 
-// Fills ViewEntry::overlaps for the views [first, end) of one base.
+// A view's elements inside a box of the base seen as rows of `row` elements: every element
+// index is r * row + c with r in [r_lo, r_hi] and c in [c_lo, c_hi]. Dimensions whose stride
+// is a multiple of `row` move r, the others move c; when c never leaves [0, row) that is exact
+// per axis, otherwise the box is the flat interval's rows with every column.
+struct Box {
+  int64_t r_lo, r_hi, c_lo, c_hi;
+  bool meets(const Box& o) const {
+    return r_lo <= o.r_hi && o.r_lo <= r_hi && c_lo <= o.c_hi && o.c_lo <= c_hi;
+  }
+};
+
+Box box_of(const View& v, int64_t row) {
+  const int64_t lo = v.min_index(), hi = v.max_index();
+  Box flat{lo / row, hi / row, 0, row - 1};
+  if (row <= 1 || v.offset < 0) return flat;
+  int64_t rmin = 0, rmax = 0, cmin = 0, cmax = 0;
+  for (size_t k = 0; k < v.shape.size(); ++k) {
+    if (v.shape[k] <= 1) continue;
+    const int64_t ext = v.stride[k] * (v.shape[k] - 1);
+    if (v.stride[k] % row == 0)
+      (ext > 0 ? rmax : rmin) += ext / row;
+    else
+      (ext > 0 ? cmax : cmin) += ext;
+  }
+  const int64_t r0 = v.offset / row, c0 = v.offset % row;
+  if (c0 + cmin < 0 || c0 + cmax >= row) return flat;
+  return {r0 + rmin, r0 + rmax, c0 + cmin, c0 + cmax};
+}
+
+// The row length that cuts a base's views into the tightest boxes: the most common stride
+// (> 1, by absolute value) of their dimensions, the larger one on ties (a matrix's row length
+// when its rows and columns are both viewed); 1 when every view is contiguous.
+int64_t row_length(const AccessTable& t, uint32_t first, uint32_t end) {
+  std::unordered_map<int64_t, uint32_t> count;
+  for (uint32_t v = first; v < end; ++v) {
+    const View& view = *t.views[v].view;
+    for (size_t k = 0; k < view.shape.size(); ++k)
+      if (view.shape[k] > 1 && (view.stride[k] > 1 || view.stride[k] < -1))
+        ++count[view.stride[k] < 0 ? -view.stride[k] : view.stride[k]];
+  }
+  int64_t best = 1;
+  uint32_t most = 0;
+  for (auto [stride, n] : count)
+    if (n > most || (n == most && stride > best)) best = stride, most = n;
+  return best;
+}
+
+// Fills ViewEntry::overlaps for the views [first, end) of one base: the pairs that overlap and
+// of which at least one view is written. Candidates come from a sweep over the views sorted by
+// their boxes' first row: a written view meets every later view whose box starts at or before
+// its last row, a view only read meets only the later written ones (read-read pairs never order
+// or split anything, so they are not even visited). The exact test runs only where the boxes
+// meet, so views that share rows but not columns (a matrix's columns) cost one comparison.
 void find_overlaps(AccessTable& t, uint32_t first, uint32_t end) {
   if (end - first < 2) return;
-  struct Span {
-    int64_t lo, hi;
+  struct Item {
+    Box box;
     uint32_t id;
+    bool written;
   };
-  std::vector<Span> spans;
-  spans.reserve(end - first);
+  const int64_t row = row_length(t, first, end);
+  std::vector<Item> items;
+  items.reserve(end - first);
   for (uint32_t v = first; v < end; ++v) {
     const View& view = *t.views[v].view;
     if (view.size() == 0) continue;
-    spans.push_back({view.min_index(), view.max_index(), v});
+    items.push_back({box_of(view, row), v, t.views[v].written});
   }
-  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.lo < b.lo; });
-  for (size_t i = 0; i < spans.size(); ++i)
-    for (size_t j = i + 1; j < spans.size() && spans[j].lo <= spans[i].hi; ++j)
-      if (overlaps(*t.views[spans[i].id].view, *t.views[spans[j].id].view)) {
-        t.views[spans[i].id].overlaps.push_back(spans[j].id);
-        t.views[spans[j].id].overlaps.push_back(spans[i].id);
+  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    return a.box.r_lo != b.box.r_lo ? a.box.r_lo < b.box.r_lo : a.id < b.id;
+  });
+  std::vector<uint32_t> written; // positions in items of the written views
+  for (uint32_t i = 0; i < items.size(); ++i)
+    if (items[i].written) written.push_back(i);
+  auto test = [&](const Item& a, const Item& b) {
+    if (a.box.meets(b.box) && overlaps(*t.views[a.id].view, *t.views[b.id].view)) {
+      t.views[a.id].overlaps.push_back(b.id);
+      t.views[b.id].overlaps.push_back(a.id);
+    }
+  };
+  size_t next_written = 0; // the first written position after i
+  for (size_t i = 0; i < items.size(); ++i) {
+    while (next_written < written.size() && written[next_written] <= i) ++next_written;
+    const Item& a = items[i];
+    if (a.written) {
+      for (size_t j = i + 1; j < items.size() && items[j].box.r_lo <= a.box.r_hi; ++j)
+        test(a, items[j]);
+    } else {
+      for (size_t w = next_written; w < written.size(); ++w) {
+        const Item& b = items[written[w]];
+        if (b.box.r_lo > a.box.r_hi) break;
+        test(a, b);
       }
+    }
+  }
   for (uint32_t v = first; v < end; ++v)
     std::sort(t.views[v].overlaps.begin(), t.views[v].overlaps.end());
 }
@@ -170,7 +244,10 @@ AccessTable build_access_table(const Program& program) {
     }
   }
   for (Access& a : t.accesses)
-    if (a.view != kNoView) a.view = remap[a.view];
+    if (a.view != kNoView) {
+      a.view = remap[a.view];
+      if (a.mode == AccessMode::WRITE) t.views[a.view].written = true;
+    }
   for (size_t b = 0; b < t.bases.size(); ++b)
     find_overlaps(t, t.bases[b].first_view, t.bases[b].end_view);
 

@@ -4,8 +4,10 @@
 // here once per program, in O(accesses + overlapping view pairs):
 // - identical views (same base, offset, shape, stride) share one view id; the ids of one base
 //   are consecutive, so a list sorted by view id is also grouped by base;
-// - for every view, the other views of its base that overlap it (exact test), found by a sweep
-//   over the views sorted by their lowest element, so disjoint views cost no pairwise work;
+// - for every view, the other views of its base that overlap it (exact test) where one of the
+//   two is written by the program (two reads never order or split anything), found by a sweep
+//   over boxes of the base seen as rows (a matrix's rows, columns and blocks are boxes), so
+//   views whose boxes do not meet cost no exact test and pairs of reads no work at all;
 // - for every instruction, its accesses (reads, the write, or the FREE/SYNC of a base) and its
 //   loop class (see ir/fusibility.h);
 // - for every base, the instruction that creates it (the paper's new[f]): the base has no data
@@ -49,9 +51,12 @@ struct InstrEntry {
 
 struct ViewEntry {
   uint32_t base = 0;
-  int64_t bytes = 0;              // number of elements * element size
-  const View* view = nullptr;     // one of the identical operands (owned by the Program)
-  std::vector<uint32_t> overlaps; // other views of the same base that overlap it, sorted
+  int64_t bytes = 0;          // number of elements * element size
+  const View* view = nullptr; // one of the identical operands (owned by the Program)
+  bool written = false;       // some instruction writes it
+  // Other views of the same base that overlap it, where this one or that one is written;
+  // sorted.
+  std::vector<uint32_t> overlaps;
 };
 
 struct BaseEntry {
@@ -75,7 +80,7 @@ struct AccessTable {
     const InstrEntry& e = instrs[instr];
     return {accesses.data() + e.first_access, e.num_access};
   }
-  // Distinct views v and u overlap (exact; never true for v == u).
+  // Distinct views v and u overlap and one of them is written (exact; never true for v == u).
   bool overlapping(uint32_t v, uint32_t u) const;
 };
 

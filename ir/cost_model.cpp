@@ -67,8 +67,32 @@ int64_t block_cost(const CostModel& m, const BlockSummary& s) {
   return c;
 }
 
+namespace {
+
+// The views of one base that both sorted lists hold, each list's statistics of them. Walks the
+// shorter list and binary-searches the longer one (a block that grew along the flush holds
+// thousands of views of a base, the block it is weighed against a few).
+void shared_views(std::span<const ViewStat> a, std::span<const ViewStat> b,
+                  std::vector<ViewStat>& in_a, std::vector<ViewStat>& in_b) {
+  const bool a_short = a.size() <= b.size();
+  std::span<const ViewStat> s = a_short ? a : b, l = a_short ? b : a;
+  std::vector<ViewStat>& in_s = a_short ? in_a : in_b;
+  std::vector<ViewStat>& in_l = a_short ? in_b : in_a;
+  auto from = l.begin();
+  for (const ViewStat& v : s) {
+    from = std::lower_bound(from, l.end(), v.view,
+                            [](const ViewStat& w, uint32_t x) { return w.view < x; });
+    if (from == l.end()) break;
+    if (from->view != v.view) continue;
+    in_s.push_back(v);
+    in_l.push_back(*from);
+  }
+}
+
+} // namespace
+
 int64_t merge_savings(const CostModel& m, const BlockSummary& a, const BlockSummary& b) {
-  thread_local std::vector<ViewStat> tls_merged;
+  thread_local std::vector<ViewStat> tls_merged, tls_small, tls_large;
   std::vector<ViewStat>& merged = tls_merged;
   int64_t saved = m.block_cost();
   const BlockSummary& small = a.bases.size() <= b.bases.size() ? a : b;
@@ -76,11 +100,23 @@ int64_t merge_savings(const CostModel& m, const BlockSummary& a, const BlockSumm
   for (const BaseStat& x : small.bases) {
     const BaseStat* y = large.find_base(x.base);
     if (!y) continue;
+    const uint8_t flags = uint8_t(x.flags | y->flags);
+    std::span<const ViewStat> xs = small.views_of(x), ys = large.views_of(*y);
     merged.clear();
-    merge_views(small.views_of(x), large.views_of(*y), merged);
-    saved += m.base_cost(x.base, x.flags, small.views_of(x)) +
-             m.base_cost(y->base, y->flags, large.views_of(*y)) -
-             m.base_cost(x.base, uint8_t(x.flags | y->flags), merged);
+    if (is_contracted(flags)) { // the merge contracts the base: both sides' whole terms go
+      merge_views(xs, ys, merged);
+      saved += m.base_cost(x.base, x.flags, xs) + m.base_cost(y->base, y->flags, ys) -
+               m.base_cost(x.base, flags, merged);
+      continue;
+    }
+    // Neither side nor the union contracts the base, so by the models' shape (cost_model.h)
+    // only the terms of the views both sides access change.
+    tls_small.clear();
+    tls_large.clear();
+    shared_views(xs, ys, tls_small, tls_large);
+    merge_views(tls_small, tls_large, merged);
+    saved += m.base_cost(x.base, x.flags, tls_small) + m.base_cost(y->base, y->flags, tls_large) -
+             m.base_cost(x.base, flags, merged);
   }
   return saved;
 }

@@ -8,6 +8,11 @@
 // which makes the model monotonic (Def. 6: merging never costs more). Consequences used by
 // ir/unintrusive.cpp and ir/optimal.cpp: two blocks that touch no common base gain exactly
 // block_cost() by merging; the savings of a merge only depend on the two blocks (Prop. 1).
+// And each per-base term sees the flags only through is_contracted(), and for a given
+// contraction state is a constant plus a sum of per-view terms:
+//   base_cost(X, flags, views) = c(X, contracted) + sum over v in views of t(X, contracted, v)
+// so merge_savings() only looks at the views both blocks access, unless the merge contracts
+// the base (test/ir/test_cost_models.cpp checks every model against the definition).
 //
 // The registry is the list in cost_model.cpp; `bohrium` is the default.
 #pragma once

@@ -1,6 +1,8 @@
 // Fusibility rules (see ir/fusibility.h): loop classes, pairwise and block-level view tests.
 #include "ir/fusibility.h"
 
+#include <algorithm>
+
 namespace hassium {
 
 LoopClass LoopClass::of(const AccessTable& t, uint32_t instr) {
@@ -46,11 +48,34 @@ bool fusible(const AccessTable& t, uint32_t f, uint32_t g) {
 bool views_fusible(const AccessTable& t, const BlockSummary& a, const BlockSummary& b) {
   const BlockSummary& small = a.views.size() <= b.views.size() ? a : b;
   const BlockSummary& large = &small == &a ? b : a;
-  for (const ViewStat& v : small.views)
-    for (uint32_t u : t.views[v.view].overlaps) {
-      const ViewStat* w = large.find_view(u);
-      if (w && (v.written() || w->written())) return false;
+  const BaseStat* base = nullptr; // large's part of the current view's base
+  std::span<const ViewStat> theirs;
+  for (const ViewStat& v : small.views) {
+    const uint32_t vb = t.views[v.view].base;
+    if (!base || base->base != vb) {
+      base = large.find_base(vb);
+      theirs = base ? large.views_of(*base) : std::span<const ViewStat>();
     }
+    const std::vector<uint32_t>& over = t.views[v.view].overlaps;
+    if (theirs.empty() || over.empty()) continue;
+    // Both lists are sorted by view id: walk the shorter, binary-search the longer.
+    if (over.size() <= theirs.size()) {
+      auto from = theirs.begin();
+      for (uint32_t u : over) {
+        from = std::lower_bound(from, theirs.end(), u,
+                                [](const ViewStat& w, uint32_t x) { return w.view < x; });
+        if (from == theirs.end()) break;
+        if (from->view == u && (v.written() || from->written())) return false;
+      }
+    } else {
+      auto from = over.begin();
+      for (const ViewStat& w : theirs) {
+        from = std::lower_bound(from, over.end(), w.view);
+        if (from == over.end()) break;
+        if (*from == w.view && (v.written() || w.written())) return false;
+      }
+    }
+  }
   return true;
 }
 
