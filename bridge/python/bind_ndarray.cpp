@@ -146,6 +146,19 @@ HS_SLOT(slot_multiply, "multiply")
 HS_SLOT(slot_divide, "divide")
 #undef HS_SLOT
 
+// a op= b: a is the hassium array (Python calls the left operand's in-place slot only).
+#define HS_ISLOT(FN, UFUNC)                                                                        \
+  PyObject* FN(PyObject* x, PyObject* y) {                                                         \
+    static const UfuncDef* u = find_ufunc(UFUNC);                                                  \
+    return call_in_slot<PyObject*>(nullptr,                                                        \
+                                   [&] { return inplace_operator(*u, x, y).release().ptr(); });    \
+  }
+HS_ISLOT(slot_inplace_add, "add")
+HS_ISLOT(slot_inplace_subtract, "subtract")
+HS_ISLOT(slot_inplace_multiply, "multiply")
+HS_ISLOT(slot_inplace_divide, "divide")
+#undef HS_ISLOT
+
 py::object matmul_call(py::handle a, py::handle b) {
   PyObject* r = matmul_slot(a.ptr(), b.ptr());
   if (!r) throw py::error_already_set();
@@ -162,6 +175,10 @@ void install_number_slots(PyTypeObject* type) {
   nb->nb_multiply = slot_multiply;
   nb->nb_true_divide = slot_divide;
   nb->nb_matrix_multiply = matmul_slot;
+  nb->nb_inplace_add = slot_inplace_add;
+  nb->nb_inplace_subtract = slot_inplace_subtract;
+  nb->nb_inplace_multiply = slot_inplace_multiply;
+  nb->nb_inplace_true_divide = slot_inplace_divide;
   PyType_Modified(type);
 }
 

@@ -31,7 +31,9 @@ bool as_integer(py::handle h, int64_t& v) {
   PyObject* p = h.ptr();
   if (PyBool_Check(p)) return false;
   if (PyLong_Check(p)) {
-    v = PyLong_AsLongLong(p);
+    int overflow = 0;
+    v = PyLong_AsLongLongAndOverflow(p, &overflow);
+    if (overflow) raise_index_error(kBadIndex); // NumPy's error for ints beyond intp
     if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
     return true;
   }
@@ -238,7 +240,8 @@ Applied apply_key(const View& in, std::vector<Item> items, bool& had_ellipsis) {
               "boolean index did not match indexed array along axis " + std::to_string(dim + k) +
               "; size of axis is " + std::to_string(in.shape[size_t(dim + k)]) +
               " but size of corresponding boolean axis is " + std::to_string(m.shape(k)));
-      py::tuple nz = np().attr("nonzero")(m);
+      // (NumPy 2 refuses nonzero() of a 0-d mask)
+      py::tuple nz = m.ndim() > 0 ? py::tuple(np().attr("nonzero")(m)) : py::tuple();
       for (int k = 0; k < int(m.ndim()); ++k) {
         r.adv_dims.push_back(r.view.ndim());
         r.view.shape.push_back(in.shape[size_t(dim + k)]);
@@ -413,28 +416,86 @@ Operand assign_source(py::handle value, DType t, const Dims& shape, const View& 
     raise_value_error("could not broadcast input array from shape " + shape_text(a.array.shape()) +
                       " into shape " + shape_text(shape));
   }
-  if (v.dtype() != t || overlaps(v, target)) {
+  // An overlapping value is copied first, except the target itself in a basic assignment (the
+  // store of a[i] += b: nothing to do, record_copy skips it).
+  if (v.dtype() != t ||
+      (overlaps(v, target) && (fancy || !broadcast_view(v, shape).identical(target)))) {
     temps.push_back(copy_as(v, t));
     v = temps.back().view;
   }
   return broadcast_view(v, shape);
 }
 
+// A key of Python ints and slices only, at most one per dim (the keys of loops: a[i, j],
+// a[i, :j], a[:j, j], a[i], a[1:]): the view it selects, as apply_key() would make it, without
+// the general parse. `element`: an int for every dim (NumPy returns a scalar). False for any
+// other key, and for ints beyond int64 (the general path takes those, with its errors).
+bool basic_view(const View& in, PyObject* key, View& out, bool& element) {
+  PyObject* const* items = &key;
+  Py_ssize_t n = 1;
+  if (PyTuple_CheckExact(key)) {
+    items = &PyTuple_GET_ITEM(key, 0);
+    n = PyTuple_GET_SIZE(key);
+  }
+  const int nd = in.ndim();
+  if (n > nd) return false;
+  for (Py_ssize_t k = 0; k < n; ++k)
+    if (!PyLong_CheckExact(items[k]) && !PySlice_Check(items[k])) return false;
+  out.base = in.base;
+  out.offset = in.offset;
+  out.shape.clear();
+  out.stride.clear();
+  element = n == nd;
+  for (int d = 0; d < int(n); ++d) {
+    PyObject* p = items[d];
+    const int64_t len = in.shape[size_t(d)], st = in.stride[size_t(d)];
+    if (PyLong_CheckExact(p)) {
+      int overflow = 0;
+      long long i = PyLong_AsLongLongAndOverflow(p, &overflow);
+      if (overflow) return false;
+      if (i < -len || i >= len) raise_out_of_bounds(i, d, len);
+      out.offset += (i < 0 ? i + len : i) * st;
+    } else {
+      element = false;
+      Py_ssize_t start, stop, step;
+      if (PySlice_Unpack(p, &start, &stop, &step) < 0) throw py::error_already_set();
+      Py_ssize_t m = PySlice_AdjustIndices(Py_ssize_t(len), &start, &stop, step);
+      out.offset += (m > 0 ? start : 0) * st;
+      out.shape.push_back(m);
+      out.stride.push_back(step * st);
+    }
+  }
+  for (int d = int(n); d < nd; ++d) {
+    out.shape.push_back(in.shape[size_t(d)]);
+    out.stride.push_back(in.stride[size_t(d)]);
+  }
+  return true;
+}
+
+// target = value for a basic (view) target: a fill for a constant, else a copy (cast, broadcast,
+// through a temporary on overlap).
+void assign_basic(const View& target, py::handle value) {
+  std::vector<Array> temps;
+  Operand src = assign_source(value, target.dtype(), target.shape, target, temps, false);
+  if (target.size() == 0) return;
+  if (std::holds_alternative<Scalar>(src)) {
+    record_fill(target, std::get<Scalar>(src));
+  } else {
+    record_copy(target, std::get<View>(src));
+  }
+}
+
 } // namespace
 
 py::object getitem(const Array& a, py::handle key) {
-  // a[slice]: the first axis sliced as apply_key() does, without parsing a key list.
-  if (PySlice_Check(key.ptr()) && a.ndim() > 0) {
-    Py_ssize_t start, stop, step;
-    if (PySlice_Unpack(key.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
-    View v = a.view;
-    Py_ssize_t len = PySlice_AdjustIndices(Py_ssize_t(v.shape[0]), &start, &stop, step);
-    v.offset += (len > 0 ? start : 0) * v.stride[0];
-    v.shape[0] = len;
-    v.stride[0] *= step;
-    return wrap(view_of(a, std::move(v)));
+  View v;
+  bool element = false;
+  if (basic_view(a.view, key.ptr(), v, element)) {
+    if (!element) return wrap(view_of(a, std::move(v)));
+    Array r = copy_as(v, a.dtype());
+    r.scalar = true;
+    return wrap(std::move(r));
   }
-  // Fast path: one integer or one slice on the first axis.
   bool ell = false;
   Applied ap = apply_key(a.view, parse_key(key), ell);
   if (ap.adv.empty()) {
@@ -452,6 +513,9 @@ py::object getitem(const Array& a, py::handle key) {
 }
 
 void setitem(const Array& a, py::handle key, py::handle value) {
+  View target;
+  bool element = false;
+  if (basic_view(a.view, key.ptr(), target, element)) return assign_basic(target, value);
   std::vector<Item> items = parse_key(key);
   // a[mask] = scalar with a mask of a's shape: a lazy conditional scatter, no flush.
   if (items.size() == 1 && items[0].kind == Item::mask && items[0].lazy_mask &&
@@ -491,16 +555,7 @@ void setitem(const Array& a, py::handle key, py::handle value) {
   bool ell = false;
   Applied ap = apply_key(a.view, std::move(items), ell);
   std::vector<Array> temps;
-  if (ap.adv.empty()) {
-    Operand src = assign_source(value, a.dtype(), ap.view.shape, ap.view, temps, false);
-    if (ap.view.size() == 0) return;
-    if (std::holds_alternative<Scalar>(src)) {
-      record_fill(ap.view, std::get<Scalar>(src));
-    } else {
-      record_copy(ap.view, std::get<View>(src));
-    }
-    return;
-  }
+  if (ap.adv.empty()) return assign_basic(ap.view, value);
   Positions p = positions(ap);
   Operand src = assign_source(value, a.dtype(), p.shape, ap.view, temps, true);
   if (p.index.size() == 0) return;

@@ -473,6 +473,52 @@ std::optional<py::object> fast_call(const UfuncDef& u, py::handle a, py::handle 
   return wrap(std::move(r));
 }
 
+// a <op>= b without the general path's vectors: the ufunc's own opcode on a loop whose input and
+// output types are a's dtype, b a hassium array of the loop's second type whose shape broadcasts
+// to a's and that is a itself or shares none of its elements, or a Python int/float that fits.
+// Records exactly what apply() would (no temporaries, no casts); false: anything else.
+bool fast_inplace(const UfuncDef& u, py::handle a, py::handle b) {
+  if (u.recipe != Recipe::op || u.nin != 2 || u.nout != 1 || !is_ndarray(a)) return false;
+  const Array& out = array_of(a);
+  const Array* barr = nullptr;
+  Arg bconst;
+  TypeCode codes[2] = {code_of(out.dtype()), 0};
+  PyObject* p = b.ptr();
+  if (is_ndarray(b)) {
+    barr = &array_of(b);
+    codes[1] = code_of(barr->dtype());
+  } else if (PyFloat_CheckExact(p) || PyLong_CheckExact(p)) {
+    if (classify(b, bconst) != ArgStatus::ok) return false;
+    codes[1] = bconst.code;
+  } else {
+    return false;
+  }
+  auto loop = resolve_loop(u.id, u.name, 2, 1, codes, std::nullopt);
+  const DType t = out.dtype();
+  if (!loop || loop->out[0] != t || loop->in[0] != t || !sig_ok(u.op, {t, t, loop->in[1]}))
+    return false;
+  Operand src;
+  if (barr) {
+    const View& bv = barr->view;
+    const int nb = bv.ndim(), na = out.ndim();
+    if (barr->dtype() != loop->in[1] || nb > na) return false;
+    for (int k = 0; k < nb; ++k) {
+      const int64_t e = bv.shape[size_t(k)];
+      if (e != 1 && e != out.view.shape[size_t(na - nb + k)]) return false;
+    }
+    View v = broadcast_view(bv, out.view.shape);
+    if (!v.identical(out.view) && overlaps(v, out.view)) return false;
+    src = std::move(v);
+  } else {
+    if (u.op == Opcode::POWER && is_integer(loop->in[1])) return false; // negative exponents
+    auto c = constant_for_loop(bconst, loop->in[1]);
+    if (!c || (loop->in[1] == DType::BOOL && bconst.value.dtype == DType::UINT64)) return false;
+    src = *c;
+  }
+  if (out.size() > 0) record(u.op, operands(out.view, out.view, std::move(src)));
+  return true;
+}
+
 Call parse_call(const UfuncDef& u, py::args args, py::kwargs kwargs, bool& ok,
                 std::vector<py::object>& out_objs) {
   Call c;
@@ -630,6 +676,10 @@ py::object binary_operator(const UfuncDef& u, py::handle a, py::handle b) {
 }
 
 py::object inplace_operator(const UfuncDef& u, py::handle a, py::handle b) {
+  // NumPy's scalars are immutable: s += 1 makes a new scalar (of the promoted type), and other
+  // names for the old one keep its value.
+  if (is_ndarray(a) && array_of(a).scalar) return binary_operator(u, a, b);
+  if (fast_inplace(u, a, b)) return py::reinterpret_borrow<py::object>(a);
   Call c;
   c.ins.resize(2);
   ArgStatus sa = classify(a, c.ins[0]), sb = classify(b, c.ins[1]);

@@ -188,3 +188,104 @@ def test_len_iter_and_contains():
     assert 5 in h and 7 not in h
     same_error(lambda m: len(m.zeros(())))
     same_error(lambda m: iter(m.zeros(())))
+
+
+# --- the fast path for keys of Python ints and slices (indexing.cpp basic_view) ----------------
+
+INT_SLICE_KEYS = [
+    (1, 2, 0), (-1, -4, -3), (4, 3, 2), (2, 1), (-5, 0), (3,), 3, -2, (1, slice(None, 2)),
+    (slice(None, 3), 2), (slice(None, None, -2), -1, 1), (0, slice(3, 0, -1), slice(1, 2)),
+    (2, slice(0, 0)), (slice(7, 9), 1), slice(None, None, -1), (-5, slice(-100, 100), -1),
+]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint64", "float32", "float64", "complex64"])
+@pytest.mark.parametrize("key", INT_SLICE_KEYS, ids=repr)
+def test_int_and_slice_keys_get_and_set(dtype, key):
+    a = (np.arange(5 * 4 * 3) % 7).reshape(5, 4, 3).astype(dtype)
+    h = hassium.array(a)
+    r = h[key]
+    assert_same(r, a[key])
+    assert repr(r) == repr(a[key])  # a scalar where NumPy gives one
+    value = a[key] if np.ndim(a[key]) == 0 else a[key][..., ::-1]
+    h[key] = hassium.array(np.asarray(value)) if np.ndim(value) else value
+    a[key] = value
+    assert_same(h, a)
+    h[key] = 1
+    a[key] = 1
+    assert_same(h, a)
+
+
+def test_element_is_a_copy_and_views_write_through():
+    a = np.arange(12.0).reshape(3, 4)
+    h = hassium.array(a)
+    s, row = h[1, 2], h[1]
+    h[1, 2] = -1.0
+    assert float(s) == 6.0
+    assert float(row[2]) == -1.0
+    assert hassium._hassium.same_base(h[2, ::2], h)
+    assert not hassium._hassium.same_base(h[2, 3], h)
+
+
+@pytest.mark.parametrize("key", [(3, 0), (0, 4), (-4, 0), (0, -5), (3,), -4, (2, -5), 10**20,
+                                 (0, 10**20), (-10**20,), (0, 0, 0), (0, slice(1, 2), 0),
+                                 (slice(1, 2, 0), 9), (9, slice(1, 2, 0))], ids=repr)
+def test_int_and_slice_key_errors_are_numpy_s(key):
+    a = np.zeros((3, 4))
+    h = hassium.array(a)
+    for op in (lambda m: m[key], lambda m: m.__setitem__(key, 1.0)):
+        with pytest.raises(Exception) as ne:
+            op(a)
+        with pytest.raises(Exception) as he:
+            op(h)
+        assert type(he.value) is type(ne.value) and str(he.value) == str(ne.value)
+
+
+def test_element_assignment_values_like_numpy():
+    a = np.zeros((3, 4), dtype=np.int16)
+    h = hassium.array(a)
+    for value in [2.7, -3.9, np.float32(5.5), True, 7, hassium.array(np.float64(9.9)),
+                  hassium.array(np.complex64(4 + 0j))[()]]:
+        nv = np.asarray(value) if isinstance(value, hassium.ndarray) else value
+        with np.errstate(all="ignore"):
+            try:
+                a[1, 2] = nv
+            except Exception as e:  # noqa: BLE001
+                with pytest.raises(type(e)):
+                    h[1, 2] = value
+                continue
+        h[1, 2] = value
+        assert_same(h, a)
+    for value, error in [(float("nan"), ValueError), (float("inf"), OverflowError),
+                         (1j, TypeError), (2**40, OverflowError)]:
+        same_error(lambda m, v: m.asarray(a).__setitem__((0, 0), v), value)
+    f = hassium.zeros((2, 2))
+    with pytest.raises(TypeError):
+        f[0, 1] = 1j
+
+
+def test_storing_a_view_into_itself_records_nothing():
+    a = np.arange(12.0).reshape(3, 4)
+    h = hassium.array(a)
+    hassium.flush()
+    h[1] = h[1]
+    h[:, 2] = h[:, 2]
+    assert hassium._hassium.pending() == 0
+    h[1] += 1.0  # the op writes in place; the store of the same view adds nothing
+    assert hassium._hassium.pending() == 1
+    a[1] += 1.0
+    assert_same(h, a)
+    h[1:] = h[:-1]  # overlapping, not identical: through a copy, like NumPy
+    a[1:] = a[:-1]
+    assert_same(h, a)
+
+
+def test_zero_dim_and_empty_keys():
+    z = hassium.array(np.float64(2.5))
+    assert repr(z[()]) == repr(np.asarray(2.5)[()])
+    z[()] = 4.0
+    assert float(z) == 4.0
+    h = hassium.array(np.arange(6.0).reshape(2, 3))
+    assert_same(h[()], np.arange(6.0).reshape(2, 3))
+    assert_same(h[True, 0], np.arange(6.0).reshape(2, 3)[True, 0])
+    assert_same(h[np.int64(1), 2], np.arange(6.0).reshape(2, 3)[1, 2])

@@ -265,3 +265,74 @@ def test_numpy_ufunc_on_hassium_dispatches():
     assert isinstance(r, hassium.ndarray)
     assert_same(r, a * a)
     assert_same(np.add.reduce(h), np.add.reduce(a))
+
+
+# --- in-place operators (ufunc.cpp fast_inplace) and scalars ------------------------------------
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int64", "float32", "float64", "complex128"])
+def test_inplace_operators_like_numpy(dtype):
+    n = (np.arange(24) % 5 + 1).reshape(4, 6).astype(dtype)
+    h = hassium.array(n)
+    steps = [lambda m, x: x.__iadd__(x[1:2] if m is hassium else x[1:2]),
+             lambda m, x: x[1].__isub__(x[2]),
+             lambda m, x: x[:, 1:].__imul__(2),
+             lambda m, x: x.__iadd__(x),
+             lambda m, x: x[1:].__iadd__(x[:-1]),   # overlapping: NumPy's copy
+             lambda m, x: x[::-1].__isub__(x[0]),
+             lambda m, x: x.__itruediv__(2.0),
+             lambda m, x: x.__iadd__(1.5),
+             lambda m, x: x.__imul__(x[:, :1])]
+    for step in steps:
+        with np.errstate(all="ignore"):
+            try:
+                step(np, n)
+            except Exception as e:  # noqa: BLE001
+                with pytest.raises(type(e)):
+                    step(hassium, h)
+                continue
+            step(hassium, h)
+        assert_same(h, n)
+
+
+def test_inplace_statements_and_results():
+    n = np.arange(12.0).reshape(3, 4)
+    h = hassium.array(n)
+    hr = h
+    for j in range(2):
+        h[j] += h[j + 1] * 0.5
+        n[j] += n[j + 1] * 0.5
+        h[j, :2] -= 1.0
+        n[j, :2] -= 1.0
+        h[:, j] /= h[2, 3]
+        n[:, j] /= n[2, 3]
+    h += 1
+    n += 1
+    assert h is hr
+    assert_same(h, n)
+    with pytest.raises(ValueError):
+        h[0] += h[:2]  # does not broadcast to the target
+    with pytest.raises(ValueError):
+        n[0] += n[:2]
+
+
+def test_scalars_are_immutable_under_inplace_operators():
+    n = np.arange(6.0).reshape(2, 3)
+    h = hassium.array(n)
+    s, t = h[1, 1], n[1, 1]
+    s2, t2 = s, t
+    s += 1
+    t += 1
+    assert repr(s) == repr(t) and repr(s2) == repr(t2)
+    i, k = hassium.array(np.arange(3))[1], np.arange(3)[1]
+    i += 1.5  # a new scalar of the promoted type, as NumPy's scalars do
+    k += 1.5
+    assert repr(i) == repr(k)
+    ni = np.arange(6).reshape(2, 3)
+    hi = hassium.array(ni)
+    hi[1, 2] += 1.7
+    ni[1, 2] += 1.7
+    assert_same(hi, ni)
+    z = hassium.array(np.float64(2.0))  # a 0-d array (not a scalar) is written in place
+    z2 = z
+    z += 1
+    assert float(z2) == 3.0
