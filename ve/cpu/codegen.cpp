@@ -190,6 +190,10 @@ void Codegen::kernel() {
   body->addParamAttr(4, llvm::Attribute::NoAlias);
   for (int p = 0; p < nptr; ++p) body->addParamAttr(unsigned(5 + p), llvm::Attribute::NoAlias);
   body->setDoesNotThrow();
+  // Never inlined into the entry (which calls it once): inlining turns every noalias argument
+  // into an alias scope on every access, and with a few hundred arrays (a column sweep fused
+  // into one block) scoped alias analysis alone took seconds per kernel.
+  body->addFnAttr(llvm::Attribute::NoInline);
 
   auto* entry = llvm::BasicBlock::Create(ctx, "entry", body);
   b_.SetInsertPoint(entry);
