@@ -3,7 +3,12 @@
 1. Per-operation recording cost: the time to record one operation (the instruction, a fresh
    output base and, for the replaced result, its FREE), measured over batches of recordings
    with flushing outside the timed region. Goal: under 2 us.
-2. A 10-operation element-wise loop (temporaries included) on 1e3, 1e6 and 1e7 elements, with
+2. Loop-kernel statements (issue 15: NPBench's lu, cholesky, gramschmidt, ... index, multiply
+   and update one element or row at a time): the cost per statement on a 200x200 float64 matrix,
+   NumPy executing it and hassium recording it (flushing outside the timed region), with the
+   column of the element, slice length j cycling over 1..150. Goal: the element statements within
+   a few times NumPy's call, slices and products about NumPy's.
+3. A 10-operation element-wise loop (temporaries included) on 1e3, 1e6 and 1e7 elements, with
    NumPy and with hassium (flushed by reading the result). Goals: within 2x of NumPy at 1e3
    (NumPy's own per-call overhead is the anchor), faster than NumPy at 1e6 and 1e7, >= 3x at 1e7.
 
@@ -91,6 +96,89 @@ def recording_cost(batch, repeat):
     return results
 
 
+# Loop-kernel statements, each a function of (A, j, s, t): A the matrix, j in 1..150, s and t
+# elements of A read before the clock (NumPy scalars, hassium 0-d arrays).
+def _row(A, j, s, t):
+    A[5, :j]
+
+
+def _col(A, j, s, t):
+    A[:j, j]
+
+
+def _elem(A, j, s, t):
+    A[5, j]
+
+
+def _dot(A, j, s, t):
+    A[5, :j] @ A[:j, j]
+
+
+def _set_float(A, j, s, t):
+    A[5, j] = 1.5
+
+
+def _set_scalar(A, j, s, t):
+    A[5, j] = s
+
+
+def _sub(A, j, s, t):
+    s - 1.0
+
+
+def _div(A, j, s, t):
+    s / t
+
+
+def _lu_update(A, j, s, t):
+    A[5, j] -= A[5, :j] @ A[:j, j]
+
+
+def _lu_scale(A, j, s, t):
+    A[5, j] /= A[j, j]
+
+
+def _row_update(A, j, s, t):
+    A[j] += A[j + 1] * 0.5
+
+
+KERNEL_OPS = [("A[i, :j] (row slice)", _row), ("A[:j, j] (column slice)", _col),
+              ("A[i, j] (element)", _elem), ("A[i, :j] @ A[:j, j]", _dot),
+              ("A[i, j] = 1.5", _set_float), ("A[i, j] = s (0-d s)", _set_scalar),
+              ("s - 1.0", _sub), ("s / t", _div),
+              ("A[i, j] -= A[i, :j] @ A[:j, j] (lu)", _lu_update),
+              ("A[i, j] /= A[j, j] (lu)", _lu_scale), ("A[j] += A[j + 1] * 0.5", _row_update)]
+
+
+def kernel_op_cost(m, batch, repeat):
+    """Seconds per call of each KERNEL_OPS statement with module m (numpy or hassium)."""
+    hassium = m is not np
+    A0 = np.random.default_rng(0).random((200, 200)) + 200 * np.eye(200)
+    if hassium:
+        old = m._hassium.flush_threshold()
+        m._hassium.set_flush_threshold(10**9)
+    out = []
+    try:
+        for _, stmt in KERNEL_OPS:
+            best = float("inf")
+            for _ in range(repeat):
+                A = m.asarray(A0.copy())  # fresh values: repeated updates would overflow
+                s, t = A[5, 5], A[6, 6]
+                if hassium:
+                    m.flush()
+                t0 = time.perf_counter()
+                for k in range(batch):
+                    stmt(A, k % 150 + 1, s, t)
+                best = min(best, time.perf_counter() - t0)
+                if hassium:
+                    m.flush()
+            out.append(best / batch)
+    finally:
+        if hassium:
+            m._hassium.set_flush_threshold(old)
+    return out
+
+
 def chain(m, x, y):
     """Ten element-wise operations with temporaries; returns the new x."""
     t = x * y
@@ -111,11 +199,13 @@ def worker(args):
     sizes = json.loads(args.sizes)
     if args.worker == "numpy":
         result = {"calls": numpy_call_cost(batch, repeat),
+                  "ops": kernel_op_cost(np, batch, repeat),
                   "loops": [loop_time(np, n, iters, repeat) for n, iters in sizes]}
     else:
         import hassium as hs
 
         result = {"calls": list(recording_cost(batch, repeat).values()),
+                  "ops": kernel_op_cost(hs, batch, repeat),
                   "loops": [loop_time(hs, n, iters, repeat) for n, iters in sizes]}
     print(json.dumps(result))
     return 0
@@ -138,8 +228,7 @@ def best_figures(old, new):
     """The element-wise best (least time) of two figures() results."""
     if old is None:
         return new
-    return {"calls": [min(a, b) for a, b in zip(old["calls"], new["calls"])],
-            "loops": [min(a, b) for a, b in zip(old["loops"], new["loops"])]}
+    return {key: [min(a, b) for a, b in zip(old[key], new[key])] for key in new}
 
 
 def loop_time(m, n, iters, repeat):
@@ -190,7 +279,13 @@ def main():
     for name, sec, pn, pt in zip(RECORDED, mine["calls"], plain["calls"], tuned["calls"]):
         print(f"   {name:34s} {sec * 1e6:6.2f} us {pn * 1e6:6.2f} us {pt * 1e6:10.2f} us")
     print()
-    print("2. 10-operation loop, time per iteration (speedup = NumPy time / hassium time)")
+    print("2. loop-kernel statements on a 200x200 matrix, per call (hassium: recording)")
+    print(f"   {'statement':38s} {'hassium':>9s} {'numpy':>9s} {'numpy+malloc':>13s} {'ratio':>6s}")
+    for (name, _), sec, pn, pt in zip(KERNEL_OPS, mine["ops"], plain["ops"], tuned["ops"]):
+        print(f"   {name:38s} {sec * 1e6:6.2f} us {pn * 1e6:6.2f} us {pt * 1e6:10.2f} us "
+              f"{sec / pn:5.1f}x")
+    print()
+    print("3. 10-operation loop, time per iteration (speedup = NumPy time / hassium time)")
     print(f"   {'elements':>10s} {'numpy':>11s} {'numpy+malloc':>13s} {'hassium':>11s} "
           f"{'speedup':>8s} {'vs +malloc':>10s}")
     for (n, iters), tn, tt, th in zip(sizes, plain["loops"], tuned["loops"], mine["loops"]):

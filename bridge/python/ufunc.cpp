@@ -677,8 +677,14 @@ py::object binary_operator(const UfuncDef& u, py::handle a, py::handle b) {
 
 py::object inplace_operator(const UfuncDef& u, py::handle a, py::handle b) {
   // NumPy's scalars are immutable: s += 1 makes a new scalar (of the promoted type), and other
-  // names for the old one keep its value.
-  if (is_ndarray(a) && array_of(a).scalar) return binary_operator(u, a, b);
+  // names for the old one keep its value. A scalar only the interpreter's stack holds, alone on
+  // its base (the temporary of a[i, j] -= b), is written in place when no cast is needed: no
+  // one can see the difference, and it saves a base and its FREE.
+  if (is_ndarray(a) && array_of(a).scalar) {
+    if (Py_REFCNT(a.ptr()) == 1 && array_of(a).owner.use_count() == 1 && fast_inplace(u, a, b))
+      return py::reinterpret_borrow<py::object>(a);
+    return binary_operator(u, a, b);
+  }
   if (fast_inplace(u, a, b)) return py::reinterpret_borrow<py::object>(a);
   Call c;
   c.ins.resize(2);

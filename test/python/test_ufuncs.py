@@ -336,3 +336,17 @@ def test_scalars_are_immutable_under_inplace_operators():
     z2 = z
     z += 1
     assert float(z2) == 3.0
+
+
+def test_element_update_writes_its_temporary_in_place():
+    n = np.arange(12.0).reshape(3, 4)
+    h = hassium.array(n)
+    hassium.flush()
+    h[1, 2] -= 1.0  # copy out, SUBTRACT in place (the temporary no one else sees), store, FREE
+    assert hassium._hassium.pending() == 4
+    n[1, 2] -= 1.0
+    s = h[1, 2]
+    t = s
+    s -= 1.0  # named: a new scalar
+    assert float(t) == n[1, 2] and float(s) == n[1, 2] - 1.0
+    assert_same(h, n)
