@@ -1,11 +1,13 @@
 // Tests of ve/cpu/codegen.cpp and jit_compiler.cpp: what the vectorizer makes of the kernels
-// (contiguous loops use vector registers; exp/log call libmvec), the plan's loop structure.
+// (contiguous loops use vector registers; exp/log call libmvec), the plan's loop structure, the
+// cheaper tier of huge kernels.
 #include <cstdlib>
 #include <iostream>
 
 #include <catch2/catch.hpp>
 
 #include "test/ve/cpu_fixture.h"
+#include "ve/cpu/cpu_engine.h"
 #include "ve/cpu/jit_compiler.h"
 #include "ve/cpu/kernel_plan.h"
 
@@ -83,4 +85,55 @@ TEST_CASE("codegen: tanh and arctan2 use libmvec variants beyond LLVM's own tabl
   std::string text = jit.asm_text(cpu::plan_block(block));
   CHECK(has(text, "v_tanhf"));
   CHECK(has(text, "vv_atan2f"));
+}
+
+TEST_CASE("codegen: a kernel past large_kernel compiles at the cheaper tier",
+          "[ve][cpu][codegen]") {
+  const int64_t n = 1 << 12;
+  auto a = make_data_base("a", DType::FLOAT64, n);
+  auto b = make_data_base("b", DType::FLOAT64, n);
+  auto c = make_data_base("c", DType::FLOAT64, n);
+  auto t = make_temp_base("t", DType::FLOAT64, n);
+  Program p;
+  p.instrs.emplace_back(Opcode::MULTIPLY, std::vector<Operand>{View::whole(t), View::whole(c),
+                                                               Scalar::of_float(3.0)});
+  p.instrs.emplace_back(Opcode::ADD,
+                        std::vector<Operand>{View::whole(a), View::whole(b), View::whole(t)});
+  KernelBlock block{&p, {0, 1}, {t.get()}};
+  cpu::KernelPlan plan = cpu::plan_block(block);
+  cpu::JitCompiler full(3, "", false, 0), cheap(3, "", false, 1); // every kernel is "large"
+  // Flagged for the fast code generator, optimized at level 1: no vectorizer.
+  CHECK_FALSE(has(full.ir_text(plan, false), "hassium.fast_codegen"));
+  CHECK(has(cheap.ir_text(plan, false), "hassium.fast_codegen"));
+  CHECK(uses_vector_registers(full.asm_text(plan)));
+  CHECK_FALSE(uses_vector_registers(cheap.asm_text(plan)));
+  // Another tier is another kernel (the key covers it), and it computes the same.
+  cpu::CompileResult rf = full.compile(plan), rc = cheap.compile(plan);
+  CHECK(rf.key != rc.key);
+  CHECK(rc.outcome == cpu::CompileOutcome::COMPILED);
+}
+
+TEST_CASE("cpu engine: the cheaper tier computes what O3 does", "[ve][cpu][codegen]") {
+  const int64_t n = 3000;
+  auto a = make_data_base("a", DType::FLOAT64, n), r = make_data_base("r", DType::FLOAT64, n);
+  for (int64_t i = 0; i < n; ++i) data_of<double>(a)[i] = double(i % 97) * 0.125 - 3.0;
+  Program p;
+  p.instrs.emplace_back(Opcode::MULTIPLY,
+                        std::vector<Operand>{View::whole(r), View::whole(a), View::whole(a)});
+  for (int k = 0; k < 40; ++k) // a long chain: one loop body of 80 operations
+    p.instrs.emplace_back(k % 2 ? Opcode::SUBTRACT : Opcode::ADD,
+                          std::vector<Operand>{View::whole(r), View::whole(r), View::whole(a)});
+  std::vector<double> want;
+  for (int64_t large : {int64_t(0), int64_t(1)}) {
+    CpuOptions o;
+    o.large_kernel = large;
+    auto engine = make_cpu_engine(o);
+    run_all(*engine, p, {});
+    const double* got = data_of<double>(r);
+    if (want.empty()) {
+      want.assign(got, got + n);
+      continue;
+    }
+    for (int64_t i = 0; i < n; ++i) REQUIRE(got[i] == want[size_t(i)]);
+  }
 }

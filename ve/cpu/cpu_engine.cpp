@@ -74,7 +74,7 @@ public:
   explicit CpuEngine(const CpuOptions& o)
       : options_(o), threads_(thread_count(o)),
         jit_(o.opt_level, o.cache == KernelCacheMode::DISK ? o.cache_dir : std::string(),
-             o.cache == KernelCacheMode::NONE) {
+             o.cache == KernelCacheMode::NONE, o.large_kernel) {
     HS_USER_ASSERT(o.cache != KernelCacheMode::DISK || !o.cache_dir.empty())
         << "[cpu] kernel_cache = disk needs a cache_dir";
   }

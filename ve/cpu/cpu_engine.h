@@ -16,6 +16,10 @@ enum class KernelCacheMode { NONE, MEMORY, DISK };
 struct CpuOptions {
   int threads = 0;   // OpenMP threads per kernel; 0 = omp_get_max_threads()
   int opt_level = 3; // LLVM optimization level, 0..3
+  // A kernel of more LLVM IR instructions than this compiles at opt_level 1 with LLVM's fast
+  // code generator (a column sweep fused into one block: seconds at O3, see jit_compiler.h);
+  // 0 = never.
+  int64_t large_kernel = 4000;
   KernelCacheMode cache = KernelCacheMode::MEMORY;
   std::string cache_dir; // object files when cache == DISK (created if missing)
   // How idle OpenMP threads wait; applied when the first engine of the process loads libgomp,

@@ -3,6 +3,7 @@
 // function (or the vectorizer plans for SSE2), and an ObjectCache on disk.
 #include "ve/cpu/jit_compiler.h"
 
+#include <algorithm>
 #include <mutex>
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
@@ -84,10 +85,36 @@ std::string hex128(XXH128_hash_t h) {
   }
   return s;
 }
+// Compiles each module with one of two target machines: the configured code generator, or the
+// fast one for a module flagged kFastCodegen (a huge kernel).
+constexpr const char* kFastCodegen = "hassium.fast_codegen";
+class TieredCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
+public:
+  TieredCompiler(std::unique_ptr<llvm::TargetMachine> full,
+                 std::unique_ptr<llvm::TargetMachine> fast, llvm::ObjectCache* cache)
+      : IRCompiler(llvm::orc::irManglingOptionsFromTargetOptions(full->Options)),
+        full_(std::move(full)), fast_(std::move(fast)), cache_(cache) {}
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module& m) override {
+    llvm::orc::SimpleCompiler compile(m.getModuleFlag(kFastCodegen) ? *fast_ : *full_, cache_);
+    return compile(m);
+  }
+
+private:
+  std::unique_ptr<llvm::TargetMachine> full_, fast_;
+  llvm::ObjectCache* cache_;
+};
+
+size_t instruction_count(const llvm::Module& m) {
+  size_t n = 0;
+  for (const llvm::Function& f : m) n += f.getInstructionCount();
+  return n;
+}
+
 } // namespace
 
 struct JitCompiler::Impl {
   int opt_level = 3;
+  int64_t large_kernel = 0;
   bool transient = false;
   std::unique_ptr<llvm::TargetMachine> tm; // for the optimizer's cost model
   std::unique_ptr<DiskObjectCache> disk;
@@ -115,14 +142,22 @@ struct JitCompiler::Impl {
     return m;
   }
 
-  void optimize(llvm::Module& m) {
+  // The optimization level of the module; a huge one (see jit_compiler.h) gets the cheaper
+  // tier and the flag that sends it to the fast code generator (TieredCompiler).
+  int tier(llvm::Module& m) const {
+    if (large_kernel <= 0 || int64_t(instruction_count(m)) <= large_kernel) return opt_level;
+    m.addModuleFlag(llvm::Module::Warning, kFastCodegen, 1);
+    return std::min(opt_level, 1);
+  }
+
+  void optimize(llvm::Module& m, int level) {
     llvm::LoopAnalysisManager lam;
     llvm::FunctionAnalysisManager fam;
     llvm::CGSCCAnalysisManager cgam;
     llvm::ModuleAnalysisManager mam;
     llvm::PipelineTuningOptions pto;
-    pto.LoopVectorization = opt_level >= 2;
-    pto.SLPVectorization = opt_level >= 2;
+    pto.LoopVectorization = level >= 2;
+    pto.SLPVectorization = level >= 2;
     llvm::PassBuilder pb(tm.get(), pto);
     llvm::Triple tt(triple);
     llvm::TargetLibraryInfoImpl tlii(tt);
@@ -134,18 +169,20 @@ struct JitCompiler::Impl {
     pb.registerFunctionAnalyses(fam);
     pb.registerLoopAnalyses(lam);
     pb.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::ModulePassManager mpm = opt_level == 0
+    llvm::ModulePassManager mpm = level == 0
                                       ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
-                                      : pb.buildPerModuleDefaultPipeline(pass_level(opt_level));
+                                      : pb.buildPerModuleDefaultPipeline(pass_level(level));
     mpm.run(m, mam);
   }
 };
 
-JitCompiler::JitCompiler(int opt_level, const std::string& disk_dir, bool transient)
+JitCompiler::JitCompiler(int opt_level, const std::string& disk_dir, bool transient,
+                         int64_t large_kernel)
     : impl_(std::make_unique<Impl>()) {
   init_llvm();
   Impl& I = *impl_;
   I.opt_level = opt_level < 0 ? 0 : opt_level > 3 ? 3 : opt_level;
+  I.large_kernel = large_kernel;
   I.transient = transient;
   auto jtmb = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "detecting the host CPU");
   jtmb.setCodeGenOptLevel(codegen_level(I.opt_level));
@@ -164,7 +201,10 @@ JitCompiler::JitCompiler(int opt_level, const std::string& disk_dir, bool transi
                   -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
                 auto tm = b.createTargetMachine();
                 if (!tm) return tm.takeError();
-                return std::make_unique<llvm::orc::TMOwningSimpleCompiler>(std::move(*tm), cache);
+                b.setCodeGenOptLevel(llvm::CodeGenOpt::None);
+                auto fast = b.createTargetMachine();
+                if (!fast) return fast.takeError();
+                return std::make_unique<TieredCompiler>(std::move(*tm), std::move(*fast), cache);
               })
           .create(),
       "creating the JIT");
@@ -196,13 +236,15 @@ CompileResult JitCompiler::compile(const KernelPlan& plan) {
   auto ctx = std::make_unique<llvm::LLVMContext>();
   auto m = I.module_for(plan, *ctx);
 
-  // The key: everything the machine code depends on.
+  const int level = I.tier(*m);
+
+  // The key: everything the machine code depends on (the module flag included).
   std::string text;
   {
     llvm::raw_string_ostream os(text);
     m->print(os, nullptr);
     os << "|cpu=" << I.cpu << "|features=" << I.features << "|llvm=" << LLVM_VERSION_STRING
-       << "|opt=" << I.opt_level << "|cache=" << object_file::kMagic;
+       << "|opt=" << level << "|cache=" << object_file::kMagic;
   }
   CompileResult r;
   r.key = hex128(XXH3_128bits(text.data(), text.size()));
@@ -223,7 +265,7 @@ CompileResult JitCompiler::compile(const KernelPlan& plan) {
 
   // Found on disk: the ObjectCache hands the object to the compiler, the IR is not optimized.
   bool from_disk = I.disk && !I.transient && I.disk->prefetch(name);
-  if (!from_disk) I.optimize(*m);
+  if (!from_disk) I.optimize(*m, level);
   llvm::orc::ResourceTrackerSP tracker = I.jit->getMainJITDylib().createResourceTracker();
   check(I.jit->addIRModule(tracker, llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))),
         "adding a kernel");
@@ -250,7 +292,8 @@ void JitCompiler::release() {
 std::string JitCompiler::ir_text(const KernelPlan& plan, bool optimized) {
   llvm::LLVMContext ctx;
   auto m = impl_->module_for(plan, ctx);
-  if (optimized) impl_->optimize(*m);
+  const int level = impl_->tier(*m);
+  if (optimized) impl_->optimize(*m, level);
   std::string s;
   llvm::raw_string_ostream os(s);
   m->print(os, nullptr);
@@ -260,7 +303,7 @@ std::string JitCompiler::ir_text(const KernelPlan& plan, bool optimized) {
 std::string JitCompiler::asm_text(const KernelPlan& plan) {
   llvm::LLVMContext ctx;
   auto m = impl_->module_for(plan, ctx);
-  impl_->optimize(*m);
+  impl_->optimize(*m, impl_->tier(*m));
   llvm::SmallString<0> buf;
   llvm::raw_svector_ostream os(buf);
   llvm::legacy::PassManager pm;

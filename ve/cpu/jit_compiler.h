@@ -37,8 +37,11 @@ struct CompileResult {
 class JitCompiler {
 public:
   // `disk_dir` empty: no disk cache. `transient`: every module is loaded under its own
-  // resource tracker and unloaded by release() (kernel cache mode "none").
-  JitCompiler(int opt_level, const std::string& disk_dir, bool transient);
+  // resource tracker and unloaded by release() (kernel cache mode "none"). A module of more
+  // than `large_kernel` IR instructions (0: no limit) is optimized at level min(opt_level, 1)
+  // and compiled by the fast code generator (CodeGenOpt::None: the fast register allocator):
+  // LLVM's greedy allocator and scheduler grow faster than linearly in a huge loop body.
+  JitCompiler(int opt_level, const std::string& disk_dir, bool transient, int64_t large_kernel = 0);
   ~JitCompiler();
   JitCompiler(const JitCompiler&) = delete;
   JitCompiler& operator=(const JitCompiler&) = delete;
