@@ -5,7 +5,8 @@
 #   ./bootstrap.sh test   install what is missing, build, run every test (what .ci/run calls)
 #
 # Reruns are fast: packages are installed only when missing, the build is incremental.
-# Environment: JOBS (parallel build and test jobs, default 2); CI=true is fine (no stdin used).
+# Environment: JOBS (parallel build and test jobs, default 2); SANITIZE (test mode: which part of
+# test/sanitize.sh runs after the tests: asan (default), tsan, all, none); CI=true is fine.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")"
 
@@ -123,6 +124,11 @@ run_tests() {
     PYTHONPATH="$PWD/build/python${PYTHONPATH:+:$PYTHONPATH}" .venv/bin/python -m pytest -q test/python </dev/null || rc=$?
     # Exit code 5: pytest collected no tests. Not a failure.
     [[ $rc == 0 || $rc == 5 ]] || exit "$rc"
+  fi
+  # The sanitizers over the same tests (test/sanitize.sh; CI runs the ASan + UBSan part).
+  if [[ ${SANITIZE:-asan} != none ]]; then
+    step "test/sanitize.sh ${SANITIZE:-asan}"
+    JOBS=$jobs test/sanitize.sh "${SANITIZE:-asan}"
   fi
   step "all tests passed"
 }

@@ -23,7 +23,8 @@ if(CCACHE_PROGRAM)
 endif()
 run("configure" ${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build -G ${GENERATOR}
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_PREFIX_PATH=${prefix}
-    -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF ${launcher})
+    -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
+    "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}" ${launcher})
 if(NOT last_output MATCHES "hassium package: ${prefix}/")
   message(FATAL_ERROR "the consumer did not find hassium in ${prefix}")
 endif()

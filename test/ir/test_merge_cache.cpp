@@ -341,13 +341,16 @@ TEST_CASE("fuse reports exact repeats, attachments live while the entry's layout
   FuserOptions o;
   MergeCache cache;
   FuseInfo info;
-  fuse(iteration("a", 1.0), o, &cache, &info);
+  // info.bases point into the program: it must outlive the checks.
+  Program a = iteration("a", 1.0);
+  fuse(a, o, &cache, &info);
   CHECK_FALSE(info.exact); // a miss
   REQUIRE(info.bases.size() == 3);
   CHECK(info.bases[0]->name == "aT"); // first appearance among the operands, not declaration
   cache.attach(info.key, info.layout, std::make_shared<Note>(1));
 
-  fuse(iteration("b", 2.0), o, &cache, &info); // another constant, other bases: exact
+  Program b = iteration("b", 2.0);
+  fuse(b, o, &cache, &info); // another constant, other bases: exact
   CHECK(info.exact);
   REQUIRE(info.attachment);
   CHECK(dynamic_cast<Note&>(*info.attachment).id == 1);

@@ -1,6 +1,7 @@
 """Which config.ini the Python module uses: $HASSIUM_CONFIG first, else the first installed copy
 on Config::search_path (next to libhassium.so when pip installed it), else the source tree's."""
 
+import os
 import pathlib
 import subprocess
 import sys
@@ -10,6 +11,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 def config_file_in_fresh_process(env_extra, tmp_path):
     env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "PYTHONPATH": ":".join(sys.path)}
+    # test/sanitize.sh's runtime and options reach the child (nothing hassium reads).
+    env.update({k: v for k, v in os.environ.items()
+                if k == "LD_PRELOAD" or k.endswith("SAN_OPTIONS")})
     env.update(env_extra)
     code = "import hassium; print(hassium._hassium.config_file())"
     return subprocess.run([sys.executable, "-c", code], env=env, check=True, text=True,

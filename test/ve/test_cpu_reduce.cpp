@@ -4,6 +4,7 @@
 #include <cmath>
 #include <complex>
 #include <functional>
+#include <type_traits>
 
 #include <catch2/catch.hpp>
 
@@ -73,12 +74,32 @@ View make_view(const std::string& name, DType t, const Dims& shape, Layout layou
 Opcode reduce_ops[] = {Opcode::ADD_REDUCE, Opcode::MULTIPLY_REDUCE, Opcode::MINIMUM_REDUCE,
                        Opcode::MAXIMUM_REDUCE};
 
+// a + b and a * b as NumPy computes them: integers wrap around (done in the unsigned type, where
+// C++ defines the wrap; signed overflow would be undefined).
+template <typename T> T wrapping_add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return T(U(U(a) + U(b)));
+  } else {
+    return T(a + b);
+  }
+}
+template <typename T> T wrapping_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>; // no int promotion
+    return T(U(W(U(a)) * W(U(b))));
+  } else {
+    return T(a * b);
+  }
+}
+
 template <typename T> T combine(Opcode op, T a, T b) {
   switch (op) {
   case Opcode::ADD_REDUCE:
-    return T(a + b);
+    return wrapping_add(a, b);
   case Opcode::MULTIPLY_REDUCE:
-    return T(a * b);
+    return wrapping_mul(a, b);
   case Opcode::MINIMUM_REDUCE:
     if constexpr (std::is_floating_point_v<T>)
       if (std::isnan(a) || std::isnan(b)) return std::nan("");
@@ -411,7 +432,7 @@ void check_scan(Engine& engine, Opcode op, DType t, const Dims& shape, int axis,
     int64_t pp = 0;
     for (size_t k = 0; k < shape.size(); ++k) pp = pp * shape[k] + prev[k];
     T acc = want[size_t(pp)];
-    want[size_t(pos)] = op == Opcode::ADD_ACCUMULATE ? T(acc + x) : T(acc * x);
+    want[size_t(pos)] = op == Opcode::ADD_ACCUMULATE ? wrapping_add(acc, x) : wrapping_mul(acc, x);
   }
   for (int64_t pos = 0; pos < n; ++pos) {
     HS_REQUIRE_ELEMENT(element<T>(out, pos) == want[size_t(pos)],

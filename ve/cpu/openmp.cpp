@@ -72,6 +72,24 @@ void load(WaitPolicy policy) {
                       resolve(lib, "omp_get_max_threads", g_api.max_threads);
 }
 
+// libgomp is not built with ThreadSanitizer, so the ordering its team start and end barrier give
+// (the caller's writes before the region, the workers' before GOMP_parallel returns) is invisible
+// to it. Under TSan the region says so itself: released before the start and by each worker at
+// its end, acquired by each worker at its start and by the caller after the end.
+#if defined(__SANITIZE_THREAD__)
+extern "C" void __tsan_acquire(void* addr);
+extern "C" void __tsan_release(void* addr);
+void tsan_acquire(void* addr) {
+  __tsan_acquire(addr);
+}
+void tsan_release(void* addr) {
+  __tsan_release(addr);
+}
+#else
+void tsan_acquire(void*) {}
+void tsan_release(void*) {}
+#endif
+
 struct Region {
   int64_t n;
   void (*body)(void*, int64_t);
@@ -84,7 +102,9 @@ struct Region {
 // its whole share.
 void region_body(void* data) {
   Region& r = *static_cast<Region*>(data);
+  tsan_acquire(&r);
   for (int64_t c = r.next++; c < r.n; c = r.next++) r.body(r.ctx, c);
+  tsan_release(&r);
 }
 } // namespace
 
@@ -100,7 +120,9 @@ int openmp_max_threads() {
 void openmp_parallel_for(int64_t n, int threads, void (*body)(void*, int64_t), void* ctx) {
   if (n > 1 && threads > 1 && load_openmp().available) {
     Region r{n, body, ctx, {}};
+    tsan_release(&r);
     g_api.parallel(region_body, &r, unsigned(std::min<int64_t>(threads, n)), 0);
+    tsan_acquire(&r);
     return;
   }
   for (int64_t c = 0; c < n; ++c) body(ctx, c);

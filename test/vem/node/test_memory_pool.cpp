@@ -4,7 +4,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <vector>
+
+#include <sys/mman.h>
+#include <unistd.h>
 #include <string>
 
 #include "vem/node/memory_pool.h"
@@ -205,22 +208,16 @@ TEST_CASE("mapped blocks are aligned, writable and go back to the OS at trim") {
 }
 
 namespace {
-// Resident kB of the mappings overlapping [p, p + len) (/proc/self/smaps; madvise may split one
-// mapping in two).
+// Resident KiB of exactly [p, p + len) (mincore, page by page: smaps would count whole
+// mappings, and the kernel merges the pool's mapping with adjacent anonymous ones).
 long resident_kb_of(const void* p, size_t len) {
-  std::ifstream smaps("/proc/self/smaps");
-  std::string line;
-  bool inside = false;
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  auto lo = reinterpret_cast<uintptr_t>(p) / page * page;
+  size_t pages = (reinterpret_cast<uintptr_t>(p) + len - lo + page - 1) / page;
+  std::vector<unsigned char> in(pages);
+  if (mincore(reinterpret_cast<void*>(lo), pages * page, in.data()) != 0) return -1;
   long kb = 0;
-  auto lo_at = reinterpret_cast<uintptr_t>(p), hi_at = lo_at + len;
-  while (std::getline(smaps, line)) {
-    unsigned long lo = 0, hi = 0;
-    char dash = 0;
-    if (std::sscanf(line.c_str(), "%lx%c%lx ", &lo, &dash, &hi) == 3 && dash == '-')
-      inside = lo < hi_at && hi > lo_at;
-    else if (inside && line.rfind("Rss:", 0) == 0)
-      kb += std::stol(line.substr(4));
-  }
+  for (unsigned char c : in) kb += (c & 1) ? long(page / 1024) : 0;
   return kb;
 }
 } // namespace

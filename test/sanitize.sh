@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Runs the tests under sanitizers: AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer)
+# over every C++ test and the Python suite, and ThreadSanitizer over the runtime and cache tests.
+#
+#   test/sanitize.sh [asan|tsan|all]     (default all; CI runs asan)
+#
+# Builds into build-asan / build-tsan next to build/ (ccache shares the compiles between them).
+# Any sanitizer report fails the run: UBSan does not recover, ASan aborts at the first error,
+# LeakSanitizer checks the C++ tests at exit and the Python suite's own allocations (CPython's
+# and NumPy's deliberate leaks at exit are suppressed by test/sanitize/lsan.supp, by library).
+# Environment: JOBS (default 2), PYTEST_ARGS (extra pytest arguments).
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+cd "$src"
+what=${1:-all}
+jobs=${JOBS:-2}
+case $what in asan | tsan | all) ;; *)
+  echo "usage: $0 [asan|tsan|all]" >&2
+  exit 2
+  ;;
+esac
+
+step() { echo "== sanitize: $*"; }
+export CCACHE_BASEDIR="$src" CCACHE_NOHASHDIR=true
+
+# configure DIR FLAGS [PRELOAD]: a RelWithDebInfo build with the sanitizer flags, warnings not fatal (the
+# sanitizers make GCC's flow analysis noisier), no C++ benchmarks.
+configure() {
+  local dir=$1 flags=$2 preload=${3:-}
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHASSIUM_WERROR=OFF \
+    -DHASSIUM_TEST_PRELOAD="$preload" \
+    -DHASSIUM_BENCHMARKS=OFF -DPython_EXECUTABLE="$src/.venv/bin/python" \
+    -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
+    -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" \
+    -DCMAKE_MODULE_LINKER_FLAGS="$flags" >/dev/null
+}
+
+run_asan() {
+  local dir=build-asan libasan
+  # libstdc++ preloaded too: ASan finds the real __cxa_throw only in libraries loaded before it
+  # initializes, and the interpreter itself does not link libstdc++.
+  libasan="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libstdc++.so.6)"
+  step "ASan + UBSan build in $dir"
+  configure "$dir" "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+    "$libasan"
+  cmake --build "$dir" -j "$jobs"
+  local supp=$src/test/sanitize reports=$src/$dir/sanitizer-reports
+  # Reports go to files too: a test may start processes whose exit status it does not check.
+  rm -rf "$reports"
+  mkdir -p "$reports"
+  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1:detect_stack_use_after_return=0:strict_init_order=1:log_path=$reports/asan"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp:log_path=$reports/ubsan"
+  export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
+  step "ctest under ASan + UBSan + LSan"
+  ctest --test-dir "$dir" --output-on-failure -j "$jobs"
+  # Python is not instrumented: the runtime comes first in the process so every allocation is
+  # the sanitizer's. Subprocesses the tests start inherit the preload.
+  step "pytest test/python under ASan + UBSan + LSan (LD_PRELOAD=$libasan)"
+  local rc=0
+  # shellcheck disable=SC2086
+  LD_PRELOAD="$libasan" PYTHONPATH="$src/$dir/python" \
+    "$src/.venv/bin/python" -m pytest -q -p no:cacheprovider test/python ${PYTEST_ARGS:-} \
+    </dev/null || rc=$?
+  if compgen -G "$reports/*" >/dev/null; then
+    step "sanitizer reports (in $reports):"
+    cat "$reports"/*
+    exit 1
+  fi
+  [[ $rc == 0 ]] || exit "$rc"
+}
+
+run_tsan() {
+  local dir=build-tsan
+  # The runtime's tests (locks, threads, foreign releases), the C++ frontend's (threads record
+  # into one runtime) and the disk caches' (many processes and threads on one directory).
+  local targets=(test_runtime test_bridge_cxx test_ve_cpu test_ir_fusion)
+  local regex='^test_runtime:|^test_bridge_cxx:|^test_ve_cpu:.*(kernel cache|block state)|^test_ir_fusion:.*(cache)'
+  step "TSan build in $dir (${targets[*]})"
+  configure "$dir" "-fsanitize=thread -fno-omit-frame-pointer"
+  cmake --build "$dir" -j "$jobs" --target "${targets[@]}"
+  local reports=$src/$dir/sanitizer-reports
+  rm -rf "$reports"
+  mkdir -p "$reports"
+  export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$src/test/sanitize/tsan.supp:log_path=$reports/tsan"
+  step "ctest under TSan: $regex"
+  local rc=0
+  ctest --test-dir "$dir" --output-on-failure -j "$jobs" -R "$regex" || rc=$?
+  if compgen -G "$reports/*" >/dev/null; then
+    step "sanitizer reports (in $reports):"
+    cat "$reports"/*
+    exit 1
+  fi
+  [[ $rc == 0 ]] || exit "$rc"
+}
+
+case $what in
+asan) run_asan ;;
+tsan) run_tsan ;;
+all)
+  run_asan
+  run_tsan
+  ;;
+esac
+step "clean: no sanitizer report"
