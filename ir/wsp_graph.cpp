@@ -32,7 +32,7 @@ struct Recent {
 } // namespace
 
 WspGraph::WspGraph(const AccessTable& t, const CostModel& m, WspGraphOptions options)
-    : table_(t), model_(m), g_(t.size()) {
+    : table_(t), model_(m), options_(options) {
   const uint32_t n = uint32_t(t.size());
 
   // --- dependencies -----------------------------------------------------------------------
@@ -101,9 +101,6 @@ WspGraph::WspGraph(const AccessTable& t, const CostModel& m, WspGraphOptions opt
     for (uint32_t g = 0; g < n; ++g)
       for (uint32_t f : predecessors(g)) succ_[next[f]++] = g;
   }
-  for (uint32_t g = 0; g < n; ++g)
-    for (uint32_t f : predecessors(g))
-      boost::add_edge(f, g, WspEdge{WspEdgeKind::DEPENDENCY, 0}, g_);
 
   // --- singleton summaries and weight edges ---------------------------------------------------
   summaries_.reserve(n);
@@ -134,13 +131,24 @@ WspGraph::WspGraph(const AccessTable& t, const CostModel& m, WspGraphOptions opt
   for (auto [u, v] : pairs) {
     int64_t w = merge_savings(m, summaries_[u], summaries_[v]);
     weights_.push_back({u, v, w});
-    boost::add_edge(u, v, WspEdge{WspEdgeKind::WEIGHT, w}, g_);
   }
+}
 
-  if (options.fuse_preventing_edges)
+const WspBoostGraph& WspGraph::graph() const {
+  if (g_) return *g_;
+  const uint32_t n = uint32_t(size());
+  WspBoostGraph& g = g_.emplace(n);
+  for (uint32_t v = 0; v < n; ++v)
+    for (uint32_t f : predecessors(v))
+      boost::add_edge(f, v, WspEdge{WspEdgeKind::DEPENDENCY, 0}, g);
+  for (const WeightEdge& e : weights_)
+    boost::add_edge(e.u, e.v, WspEdge{WspEdgeKind::WEIGHT, e.weight}, g);
+  if (options_.fuse_preventing_edges)
     for (uint32_t u = 0; u < n; ++u)
       for (uint32_t v = u + 1; v < n; ++v)
-        if (!fusible(t, u, v)) boost::add_edge(u, v, WspEdge{WspEdgeKind::FUSE_PREVENTING, 0}, g_);
+        if (!fusible(table_, u, v))
+          boost::add_edge(u, v, WspEdge{WspEdgeKind::FUSE_PREVENTING, 0}, g);
+  return g;
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // WSP graph (the paper's Def. 1 and Sec. IV-A3): instructions as vertices, on Boost.Graph.
 //
-// Three kinds of edges, all in one boost::adjacency_list:
+// Three kinds of edges, all in one boost::adjacency_list (built on first use of graph(): the
+// algorithms work on the adjacency arrays and weight list, so a flush never pays for it):
 // - DEPENDENCY f -> g (f first): g reads or writes a view overlapping a view f writes, or writes
 //   a view overlapping one f reads (RAW, WAW, WAR), or one of them FREEs/SYNCs a base the other
 //   touches. An empty view (an extent 0) has no elements, so it conflicts with nothing, not
@@ -19,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -51,7 +53,9 @@ public:
 
   const AccessTable& table() const { return table_; }
   const CostModel& model() const { return model_; }
-  const WspBoostGraph& graph() const { return g_; }
+  // The Boost.Graph view of every edge (the DOT printer's and the tests'), built when first
+  // asked for (with FUSE_PREVENTING edges only when the options asked for them).
+  const WspBoostGraph& graph() const;
   size_t size() const { return table_.size(); }
 
   // Dependency edges as adjacency arrays (the same edges as in graph()).
@@ -74,7 +78,8 @@ public:
 private:
   const AccessTable& table_;
   const CostModel& model_;
-  WspBoostGraph g_;
+  WspGraphOptions options_;
+  mutable std::optional<WspBoostGraph> g_;
   std::vector<uint32_t> succ_off_, succ_, pred_off_, pred_;
   std::vector<WeightEdge> weights_;
   std::vector<BlockSummary> summaries_;
