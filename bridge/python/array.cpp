@@ -124,31 +124,36 @@ bool reshape_strides(const View& v, const Dims& shape, Dims& stride) {
   return oi == on;
 }
 
+namespace {
+// NumPy's text of a requested shape in reshape's size error (convert_shape_to_string): no
+// spaces, leading unknown (negative) dims left out, later ones as "newaxis".
+std::string requested_shape_text(std::span<const int64_t> shape) {
+  size_t k = 0;
+  while (k < shape.size() && shape[k] < 0) ++k;
+  if (k == shape.size()) return "()";
+  std::string s = "(" + std::to_string(shape[k++]);
+  for (; k < shape.size(); ++k) s += shape[k] < 0 ? ",newaxis" : "," + std::to_string(shape[k]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+} // namespace
+
 Dims reshape_target(int64_t size, std::span<const int64_t> shape) {
+  // As NumPy: any negative dim is the unknown one.
   Dims out(shape.begin(), shape.end());
   int unknown = -1;
   int64_t known = 1;
   for (size_t k = 0; k < out.size(); ++k) {
-    if (out[k] == -1) {
+    if (out[k] < 0) {
       if (unknown >= 0) raise_value_error("can only specify one unknown dimension");
       unknown = int(k);
-    } else if (out[k] < 0) {
-      raise_value_error("negative dimensions not allowed");
     } else {
       known *= out[k];
     }
   }
-  if (unknown >= 0) {
-    if (known == 0 || size % known != 0) {
-      out[size_t(unknown)] = -1;
-      raise_value_error("cannot reshape array of size " + std::to_string(size) + " into shape " +
-                        dims_text(out));
-    }
-    out[size_t(unknown)] = size / known;
-  } else if (known != size) {
+  if (unknown >= 0 ? (known == 0 || size % known != 0) : known != size)
     raise_value_error("cannot reshape array of size " + std::to_string(size) + " into shape " +
-                      dims_text(out));
-  }
+                      requested_shape_text(shape));
+  if (unknown >= 0) out[size_t(unknown)] = size / known;
   return out;
 }
 

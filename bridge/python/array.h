@@ -41,7 +41,8 @@ View broadcast_view(const View& v, const Dims& shape);
 // The strides a view of `shape` over the same elements would have, when no copy is needed
 // (NumPy's no-copy reshape rule, C order). False when the data must be copied.
 bool reshape_strides(const View& v, const Dims& shape, Dims& stride);
-// Resolves one -1 and checks the size ("cannot reshape array of size 6 into shape (4,)").
+// Resolves the one unknown (negative) dim and checks the size, with NumPy's messages ("cannot
+// reshape array of size 6 into shape (2,2)").
 Dims reshape_target(int64_t size, std::span<const int64_t> shape);
 // The view with its axes permuted.
 View permute(const View& v, std::span<const int> axes);
@@ -58,8 +59,7 @@ Array copy_as(const View& v, DType t);
 // else a contiguous copy (used where an instruction wants plain row-major data).
 Array contiguous(const Array& a);
 
-// NumPy's shape text in its C-level messages: "(3,4)", "(3,)", "()" (reshape's message uses
-// Python's tuple text, dims_text).
+// NumPy's shape text in its C-level messages: "(3,4)", "(3,)", "()".
 std::string shape_text(const Dims& d);
 
 } // namespace hassium::python

@@ -13,16 +13,46 @@ namespace hassium::python {
 
 namespace {
 
+// One dimension: NumPy's ValueError for one beyond int64 (OverflowError otherwise).
+int64_t dim_value(py::handle h) {
+  py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
+  if (!i) throw py::error_already_set();
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow) raise_value_error("Maximum allowed dimension exceeded");
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return v;
+}
+
 Dims shape_of(py::handle shape) {
   Dims d;
   if (PyLong_Check(shape.ptr()) || PyIndex_Check(shape.ptr())) {
-    d.push_back(index_value(shape));
+    d.push_back(dim_value(shape));
   } else {
-    for (auto h : shape) d.push_back(index_value(h));
+    for (auto h : shape) d.push_back(dim_value(h));
   }
   for (auto e : d)
     if (e < 0) raise_value_error("negative dimensions are not allowed");
   return d;
+}
+
+// NumPy's limit on an array's size in bytes (numpy.empty((2**40, 2**40)) raises it).
+void check_nbytes(const Dims& shape, DType t) {
+  int64_t n = dtype_size(t);
+  bool empty = false;
+  bool overflow = false;
+  for (auto e : shape) {
+    empty = empty || e == 0;
+    overflow = overflow || __builtin_mul_overflow(n, e, &n);
+  }
+  if (overflow && !empty)
+    raise_value_error("array is too big; `arr.size * arr.dtype.itemsize` is larger than the "
+                      "maximum possible size.");
+}
+
+Array new_checked(DType t, const Dims& shape) {
+  check_nbytes(shape, t);
+  return new_array(t, shape);
 }
 
 DType dtype_or(py::handle dtype, DType dflt) {
@@ -112,7 +142,7 @@ void bind_functions(py::module_& m) {
   m.def(
       "empty",
       [](py::handle shape, py::handle dtype) {
-        return new_array(dtype_or(dtype, DType::FLOAT64), shape_of(shape));
+        return new_checked(dtype_or(dtype, DType::FLOAT64), shape_of(shape));
       },
       py::arg("shape"), py::arg("dtype") = py::none());
   m.def(
@@ -127,7 +157,7 @@ void bind_functions(py::module_& m) {
                      : v.code == kWeakFloat ? DType::FLOAT64
                                             : DType::COMPLEX128;
         DType t = dtype_or(dtype, dflt);
-        Array a = new_array(t, s);
+        Array a = new_checked(t, s);
         if (v.is_array) {
           std::vector<Array> temps;
           Dims shapes[2] = {v.shape(), s};
@@ -154,6 +184,39 @@ void bind_functions(py::module_& m) {
         return wrap(std::move(*a));
       },
       py::arg("array"), py::arg("copy") = false);
+  m.def(
+      "view_in",
+      [](const Array& a, py::array arr) -> py::object {
+        // arr: a NumPy array over part of the memory of a's base (numpy.ndarray(buffer=
+        // a._numpy(), ...)). The same elements as a view of that base, so that hassium keeps
+        // tracking writes through either; None when arr's dtype is not the base's or its
+        // geometry is not in whole elements (the caller copies).
+        auto t = dtype_of_numpy(arr.dtype());
+        const Base& b = *a.view.base;
+        if (!t || *t != b.dtype || !b.data) return py::none();
+        const int64_t item = dtype_size(b.dtype);
+        View v;
+        v.base = a.view.base;
+        int64_t size = 1, lo = 0, hi = 0;
+        for (int k = 0; k < int(arr.ndim()); ++k) {
+          int64_t n = arr.shape(k), s = arr.strides(k);
+          if (s % item != 0) return py::none();
+          v.shape.push_back(n);
+          v.stride.push_back(s / item);
+          size *= n;
+          if (n > 1) (s < 0 ? lo : hi) += (s / item) * (n - 1);
+        }
+        const int64_t off = static_cast<const char*>(arr.data()) - static_cast<const char*>(b.data);
+        if (size == 0) {
+          v = View::contiguous(a.view.base, v.shape);
+        } else {
+          if (off % item != 0) return py::none();
+          v.offset = off / item;
+          if (v.offset + lo < 0 || v.offset + hi >= b.nelem) return py::none();
+        }
+        return wrap(view_of(a, std::move(v)));
+      },
+      py::arg("a"), py::arg("array"));
   m.def(
       "range",
       [](int64_t n, py::handle dtype) {

@@ -26,6 +26,9 @@ std::vector<int64_t> shape_args(py::args args) {
   std::vector<int64_t> s;
   if (args.size() == 1 && !PyLong_Check(args[0].ptr()) && py::isinstance<py::sequence>(args[0])) {
     for (auto h : args[0]) s.push_back(index_value(h));
+  } else if (args.size() == 1 && !args[0].is_none() && !PyIndex_Check(args[0].ptr())) {
+    raise_type_error("expected a sequence of integers or a single integer, got '" +
+                     py::repr(args[0]).cast<std::string>().substr(0, 100) + "'");
   } else {
     for (auto h : args) s.push_back(index_value(h));
   }
@@ -246,7 +249,54 @@ void bind_ndarray(py::module_& m) {
                         "A lazy NumPy-compatible array: a view of a hassium base.");
   set_ndarray_type(reinterpret_cast<PyTypeObject*>(cls.ptr()));
 
-  cls.def_property_readonly("shape", [](const Array& a) { return dims_tuple(a.shape()); });
+  // hassium.ndarray(shape, dtype=float, buffer=None, offset=0, strides=None, order=None), as
+  // numpy.ndarray(...): hassium/_creation.py ndarray_new makes the array; this object becomes
+  // another holder of its view.
+  cls.def(py::init([](py::object shape, py::object dtype, py::object buffer, py::object offset,
+                      py::object strides, py::object order) {
+            static PyObject* make = [] {
+              py::object f = py::module_::import("hassium._creation").attr("ndarray_new");
+              return f.release().ptr(); // kept for the process
+            }();
+            py::object r = py::reinterpret_borrow<py::object>(make)(shape, dtype, buffer, offset,
+                                                                    strides, order);
+            if (!is_ndarray(r))
+              raise_type_error("hassium does not support dtype " +
+                               py::str(r.attr("dtype")).cast<std::string>());
+            Array a = array_of(r);
+            a.scalar = false;
+            return a;
+          }),
+          py::arg("shape"), py::arg("dtype") = py::none(), py::arg("buffer") = py::none(),
+          py::arg("offset") = 0, py::arg("strides") = py::none(), py::arg("order") = py::none());
+
+  // a.shape = s reshapes in place when no copy is needed (NumPy's rule, as reshape); other
+  // arrays of the same base keep their views.
+  py::cpp_function get_shape([](const Array& a) { return dims_tuple(a.shape()); },
+                             py::is_method(cls));
+  py::cpp_function set_shape(
+      [](py::handle self, py::handle value) {
+        Array& a = array_of(self);
+        if (a.scalar)
+          raise(PyExc_AttributeError,
+                "attribute 'shape' of 'numpy.generic' objects is not writable");
+        if (value.is_none()) raise_type_error("Use () not None as shape arguments");
+        Dims target = reshape_target(a.size(), shape_args(py::make_tuple(value)));
+        Dims stride;
+        if (!reshape_strides(a.view, target, stride))
+          raise(PyExc_AttributeError, "Incompatible shape for in-place modification. Use "
+                                      "`.reshape()` to make a copy with the desired shape.");
+        a.view.shape = std::move(target);
+        a.view.stride = std::move(stride);
+      },
+      py::is_method(cls));
+  py::cpp_function del_shape(
+      [](py::handle) { raise(PyExc_AttributeError, "Cannot delete array shape"); },
+      py::is_method(cls));
+  cls.attr("shape") = py::reinterpret_borrow<py::object>(
+      reinterpret_cast<PyObject*>(&PyProperty_Type))(get_shape, set_shape, del_shape,
+                                                     "Tuple of array dimensions (settable in "
+                                                     "place when no copy is needed).");
   cls.def_property_readonly("ndim", &Array::ndim);
   cls.def_property_readonly("size", &Array::size);
   cls.def_property_readonly("dtype", [](const Array& a) {

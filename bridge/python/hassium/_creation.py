@@ -12,12 +12,18 @@ _uf = _hassium.ufuncs
 
 
 def _shape(shape):
-    if isinstance(shape, ndarray):
-        shape = shape.tolist()
+    """A shape argument (an int or a sequence of ints) as a tuple; NumPy's TypeErrors."""
     try:
         return (operator.index(shape),)
     except TypeError:
-        return tuple(operator.index(s) for s in shape)
+        pass
+    if isinstance(shape, ndarray):
+        shape = shape.tolist()
+    if shape is None:
+        raise TypeError("Use () not None as shape arguments")
+    if isinstance(shape, dict) or not hasattr(shape, "__iter__"):
+        raise TypeError(f"expected a sequence of integers or a single integer, got '{shape!r:.100}'")
+    return tuple(operator.index(s) for s in shape)
 
 
 def _check_order(order, name):
@@ -78,6 +84,45 @@ def ascontiguousarray(a, dtype=None, *, like=None):
 def empty(shape, dtype=float, order="C", *, device=None, like=None):
     _check_order(order, "empty")
     return _hassium.empty(_shape(shape), _dtype(dtype))
+
+
+def _order(order):
+    """numpy.ndarray's order argument: None or one of C, F, A, K (either case)."""
+    if order is None:
+        return None
+    if not isinstance(order, str):
+        raise TypeError(f"order must be str, not {type(order).__name__}")
+    if len(order) != 1 or order.upper() not in "CFAK":
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    return order.upper()
+
+
+def ndarray_new(shape, dtype=None, buffer=None, offset=0, strides=None, order=None):
+    """hassium.ndarray(shape, dtype=float, buffer=None, offset=0, strides=None, order=None).
+
+    Without buffer and strides: a new uninitialized array, as hassium.empty. With buffer,
+    strides or order='F' (which hassium.empty does not make), NumPy builds the array (over the
+    buffer's memory) and hassium takes it as asarray takes a NumPy array: no copy when the
+    memory is writeable and aligned, else a copy. A hassium array as the buffer gives a view of
+    its base when the dtype is the base's, else a copy (a FallbackWarning: NumPy would
+    reinterpret the bytes in place).
+    """
+    order = _order(order)
+    if buffer is None and strides is None and order != "F":
+        return empty(shape, dtype)
+    numpy_buffer = buffer._numpy() if isinstance(buffer, ndarray) else buffer
+    arr = _np.ndarray(shape, dtype, numpy_buffer, offset, strides, order)
+    if isinstance(buffer, ndarray):
+        view = _hassium.view_in(buffer, arr)
+        if view is not None:
+            return view
+        _fallback.warn_once("ndarray with a hassium buffer of another dtype")
+        wrapped = _hassium.from_numpy(arr, True)
+    else:
+        wrapped = _hassium.from_numpy(arr, False)
+    if wrapped is None:
+        raise TypeError(f"hassium does not support dtype {arr.dtype}")
+    return wrapped
 
 
 def zeros(shape, dtype=float, order="C", *, device=None, like=None):
