@@ -1,9 +1,11 @@
-// Errors as Python sees them: HassiumError (ValueError), MemoryError, KeyboardInterrupt from a
-// SIGINT that stopped a flush.
+// Errors as Python sees them: HassiumError (ValueError), MemoryError, IndexError for an index
+// array out of bounds, KeyboardInterrupt from a SIGINT that stopped a flush.
 #include <csignal>
+#include <string>
 
 #include "bridge/python/bindings.h"
 #include "core/error.h"
+#include "core/index_error.h"
 #include "core/interrupt.h"
 
 namespace hassium::python {
@@ -47,6 +49,16 @@ void bind_errors(py::module_& m) {
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const IndexOutOfBounds& e) {
+      // NumPy's IndexError, with NumPy's message (also when reading a failed array again, see
+      // session.cpp). Only the lazy x[idx] / x[idx] = v of indexing.cpp (lazy_index) records
+      // indices that can be out of bounds: on axis 0, negative ones wrapped once (idx + n), and
+      // checked against the axis' size n; so an index still negative after the wrap was
+      // idx = value - n.
+      const int64_t index = e.index < 0 ? e.index - e.bound : e.index;
+      const std::string msg = "index " + std::to_string(index) +
+                              " is out of bounds for axis 0 with size " + std::to_string(e.bound);
+      PyErr_SetString(PyExc_IndexError, msg.c_str());
     } catch (const Interrupted&) {
       // Python's handler has tripped: running it raises KeyboardInterrupt (or what the user's
       // handler raises). A handler that raises nothing still gets KeyboardInterrupt: the

@@ -485,6 +485,112 @@ void assign_basic(const View& target, py::handle value) {
   }
 }
 
+// The lazy x[idx], x[idx] = v (and x[idx] op= v, which Python runs as both) for a hassium integer
+// array idx of at least one dim on axis 0, alone or followed by Python ints and slices
+// (x[idx, 2], x[idx, 1:]): nothing is flushed or read. The index normalization is recorded as
+// element-wise ops that fuse (NumPy wraps negative indices once: where(idx < 0, idx + n, idx)),
+// and the bounds are the engine's: GATHER/SCATTER check their indices when the flush runs, and
+// an index out of bounds surfaces then as NumPy's IndexError (bind_errors.cpp turns the engine's
+// index and bound back into the user's index: the wrap is undone for one still negative).
+struct LazyIndex {
+  View view;     // x with the key's other items applied; idx runs over its axis 0
+  Dims shape;    // of the result: idx.shape + view.shape[1:]
+  Array pos;     // int64 row-major positions within `view`, of `shape` (lazy_positions())
+  View pos_view; // pos, or the wrapped indices read as `shape` when a row is one element
+  const Array* idx = nullptr;
+};
+
+bool lazy_index(const View& in, py::handle key, LazyIndex& li) {
+  PyObject* k = key.ptr();
+  PyObject* first = k;
+  Py_ssize_t n = 1;
+  if (PyTuple_CheckExact(k)) {
+    n = PyTuple_GET_SIZE(k);
+    if (n == 0) return false;
+    first = PyTuple_GET_ITEM(k, 0);
+  }
+  if (in.ndim() < 1 || n > in.ndim() || !is_ndarray(first)) return false;
+  const Array& idx = array_of(first);
+  if (idx.ndim() < 1 || !is_integer(idx.dtype())) return false;
+  if (n == 1) {
+    li.view = in;
+  } else {
+    // The other items on dims 1..: basic_view of (:, items...) (its errors name their axis).
+    py::tuple rest(n);
+    rest[0] = py::reinterpret_steal<py::object>(PySlice_New(nullptr, nullptr, nullptr));
+    for (Py_ssize_t i = 1; i < n; ++i) {
+      PyObject* p = PyTuple_GET_ITEM(k, i);
+      if (!PyLong_CheckExact(p) && !PySlice_Check(p)) return false;
+      rest[size_t(i)] = py::reinterpret_borrow<py::object>(p);
+    }
+    bool element = false;
+    if (!basic_view(in, rest.ptr(), li.view, element)) return false;
+  }
+  int64_t row = 1; // elements per index: the product of view.shape[1:]
+  li.shape = idx.shape();
+  for (size_t d = 1; d < li.view.shape.size(); ++d) {
+    row *= li.view.shape[d];
+    li.shape.push_back(li.view.shape[d]);
+  }
+  // An empty row with indices: no element is read, yet NumPy checks the indices (the general
+  // path does, eagerly).
+  if (row == 0 && idx.size() > 0) return false;
+  li.idx = &idx;
+  return true;
+}
+
+// Records the positions of li (only when the result has elements): li.pos, li.pos_view.
+void lazy_positions(LazyIndex& li) {
+  const Array& idx = *li.idx;
+  const Dims& ishape = idx.shape();
+  const int64_t n = li.view.shape[0];
+  const size_t rest = li.shape.size() - ishape.size();
+  // j: the indices as int64, negative ones wrapped once.
+  Array j;
+  if (is_unsigned_int(idx.dtype())) {
+    j = copy_as(idx.view, DType::INT64);
+  } else {
+    Array i64 = idx.dtype() == DType::INT64 ? idx : copy_as(idx.view, DType::INT64);
+    Array neg = new_array(DType::BOOL, ishape);
+    record(Opcode::LESS, {neg.view, i64.view, Scalar::of_int(0)});
+    Array wrapped = new_array(DType::INT64, ishape);
+    record(Opcode::ADD, {wrapped.view, i64.view, Scalar::of_int(n)});
+    j = new_array(DType::INT64, ishape);
+    record(Opcode::WHERE, {j.view, neg.view, wrapped.view, i64.view});
+  }
+  // j read as the result's shape: the row dims broadcast.
+  View jb = j.view;
+  for (size_t d = 0; d < rest; ++d) {
+    jb.shape.push_back(li.shape[ishape.size() + d]);
+    jb.stride.push_back(0);
+  }
+  int64_t row = 1;
+  for (size_t d = 0; d < rest; ++d) row *= li.shape[ishape.size() + d];
+  if (row == 1) { // the GATHER/SCATTER's own check is against n
+    li.pos = j;
+    li.pos_view = jb;
+    return;
+  }
+  // Positions j * row + (position within the row). The engine would check those against
+  // n * row; so first j itself is checked against n, by a GATHER of a zero read as n elements
+  // (stride 0), whose zeros are added to j.
+  Array zero = new_array(DType::INT64, {});
+  record_fill(zero.view, Scalar::of_int(0));
+  View zn = zero.view;
+  zn.shape = {n};
+  zn.stride = {0};
+  Array chk = new_array(DType::INT64, ishape);
+  record(Opcode::GATHER, {chk.view, zn, j.view});
+  record(Opcode::ADD, {j.view, j.view, chk.view});
+  Dims rshape(li.shape.begin() + std::ptrdiff_t(ishape.size()), li.shape.end());
+  Array r = new_array(DType::INT64, rshape);
+  record(Opcode::RANGE, {r.view});
+  li.pos = new_array(DType::INT64, li.shape);
+  record(Opcode::MULTIPLY, {li.pos.view, jb, Scalar::of_int(row)});
+  record(Opcode::ADD, {li.pos.view, li.pos.view, broadcast_view(r.view, li.shape)});
+  li.pos_view = li.pos.view;
+}
+
 } // namespace
 
 py::object getitem(const Array& a, py::handle key) {
@@ -495,6 +601,14 @@ py::object getitem(const Array& a, py::handle key) {
     Array r = copy_as(v, a.dtype());
     r.scalar = true;
     return wrap(std::move(r));
+  }
+  LazyIndex li;
+  if (lazy_index(a.view, key, li)) {
+    Array out = new_array(a.dtype(), li.shape);
+    if (out.size() == 0) return wrap(std::move(out));
+    lazy_positions(li);
+    record(Opcode::GATHER, {out.view, li.view, li.pos_view});
+    return wrap(std::move(out));
   }
   bool ell = false;
   Applied ap = apply_key(a.view, parse_key(key), ell);
@@ -516,6 +630,23 @@ void setitem(const Array& a, py::handle key, py::handle value) {
   View target;
   bool element = false;
   if (basic_view(a.view, key.ptr(), target, element)) return assign_basic(target, value);
+  LazyIndex li;
+  if (lazy_index(a.view, key, li)) {
+    std::vector<Array> temps;
+    Operand src = assign_source(value, a.dtype(), li.shape, li.view, temps, true);
+    int64_t size = 1;
+    for (auto e : li.shape) size *= e;
+    if (size == 0) return;
+    if (std::holds_alternative<Scalar>(src)) { // SCATTER reads an array: a broadcast 0-d one
+      Array c = new_array(a.dtype(), {});
+      record_fill(c.view, std::get<Scalar>(src));
+      temps.push_back(c);
+      src = broadcast_view(c.view, li.shape);
+    }
+    lazy_positions(li);
+    record(Opcode::SCATTER, {li.view, std::get<View>(src), li.pos_view});
+    return;
+  }
   std::vector<Item> items = parse_key(key);
   // a[mask] = scalar with a mask of a's shape: a lazy conditional scatter, no flush.
   if (items.size() == 1 && items[0].kind == Item::mask && items[0].lazy_mask &&

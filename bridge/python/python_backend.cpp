@@ -7,6 +7,7 @@
 #include "bridge/python/dtypes.h"
 #include "bridge/python/session.h"
 #include "core/backend.h"
+#include "core/index_error.h"
 #include "core/runtime.h"
 
 namespace hassium::python {
@@ -60,6 +61,14 @@ public:
     }
     try {
       py::reinterpret_borrow<py::object>(fn_)(instrs);
+    } catch (py::error_already_set& e) {
+      release_freed(program);
+      // IndexError(message, index, bound): the engine's bounds check failed.
+      py::tuple args = e.value().attr("args");
+      if (e.matches(PyExc_IndexError) && args.size() == 3)
+        throw IndexOutOfBounds(args[0].cast<std::string>(), args[1].cast<int64_t>(),
+                               args[2].cast<int64_t>());
+      throw;
     } catch (...) {
       release_freed(program);
       throw;

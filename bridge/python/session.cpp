@@ -6,11 +6,13 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "core/config.h"
 #include "core/error.h"
 #include "core/flush_policy.h"
+#include "core/index_error.h"
 #include "core/runtime.h"
 
 namespace hassium::python {
@@ -28,6 +30,7 @@ bool g_shutting_down = false;
 // swallows its error before calling __array__).
 std::weak_ptr<Base> g_failed_base;
 std::string g_failed_message;
+std::optional<IndexOutOfBounds> g_failed_index; // when that error was an index out of bounds
 } // namespace
 
 BaseOwner::~BaseOwner() {
@@ -81,6 +84,8 @@ void sync(const BasePtr& base) {
   } catch (const UserError& e) {
     g_failed_base = base;
     g_failed_message = e.what();
+    g_failed_index.reset();
+    if (auto* ie = dynamic_cast<const IndexOutOfBounds*>(&e)) g_failed_index = *ie;
     throw;
   }
   if (!g_failed_base.expired() && g_failed_base.lock() == base) g_failed_base.reset();
@@ -88,10 +93,16 @@ void sync(const BasePtr& base) {
 }
 
 void sync_for_read(const BasePtr& base) {
-  if (!base->data || !Runtime::instance().idle()) sync(base);
-  if (!g_failed_base.expired() && g_failed_base.lock() == base)
-    HS_USER_ERROR() << g_failed_message
-                    << " (this array's values were never computed; write it again to reuse it)";
+  const bool failed = !g_failed_base.expired() && g_failed_base.lock() == base;
+  // (A failed base with nothing pending is not synced again: when the error came before its
+  // first write, it has no memory yet, and a sync would give it fresh memory and clear the error.)
+  if ((!base->data && !failed) || !Runtime::instance().idle()) sync(base);
+  if (!g_failed_base.expired() && g_failed_base.lock() == base) {
+    const std::string msg =
+        g_failed_message + " (this array's values were never computed; write it again to reuse it)";
+    if (g_failed_index) throw IndexOutOfBounds(msg, g_failed_index->index, g_failed_index->bound);
+    HS_USER_ERROR() << msg;
+  }
 }
 
 size_t pending_count() {

@@ -62,6 +62,15 @@ def philox4x32_bits(seed, counter, n):
     return c0 | (c1 << np.uint64(32))
 
 
+def _check_index(index, bound):
+    """The engine's bounds check (indices in [0, bound)): IndexError(message, index, bound), which
+    the Python backend (python_backend.cpp) raises on as the engine's IndexOutOfBounds."""
+    bad = (index < 0) | (index >= bound)
+    if np.any(bad):
+        v = int(index[bad].flat[0])
+        raise IndexError(f"index {v} is out of bounds for size {bound}", v, int(bound))
+
+
 def _run(op, ops):
     out = ops[0]
     if op in _BINARY:
@@ -83,11 +92,14 @@ def _run(op, ops):
     elif op == "RANDOM":
         out[...] = philox4x32_bits(int(ops[1]), int(ops[2]), out.size).reshape(out.shape)
     elif op == "GATHER":
+        _check_index(ops[2], ops[1].size)
         out[...] = ops[1].reshape(-1)[ops[2]]
     elif op == "SCATTER":
+        _check_index(ops[2], out.size)
         out.flat[ops[2].reshape(-1)] = ops[1].reshape(-1)
     elif op == "COND_SCATTER":
         mask = ops[3].reshape(-1)
+        _check_index(ops[2].reshape(-1)[mask], out.size)
         out.flat[ops[2].reshape(-1)[mask]] = ops[1].reshape(-1)[mask]
     elif op == "WHERE":
         np.copyto(out, np.where(ops[1], ops[2], ops[3]), casting="unsafe")

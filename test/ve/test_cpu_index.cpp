@@ -1,8 +1,10 @@
 // Tests of GATHER, SCATTER and COND_SCATTER on the CPU engine (codegen.cpp's flat addressing):
-// flat positions into views of any layout, out-of-range indices reported as UserErrors.
+// flat positions into views of any layout, out-of-range indices reported as IndexOutOfBounds
+// (a UserError with the index and the bound).
 #include <catch2/catch.hpp>
 
 #include "core/error.h"
+#include "core/index_error.h"
 #include "test/ve/cpu_fixture.h"
 
 using namespace hassium;
@@ -57,6 +59,13 @@ TEST_CASE("GATHER with an index out of range is a UserError naming index and bou
   CHECK_THROWS_WITH(run_all(*engine, p), Catch::Contains("index 12") && Catch::Contains("size 10"));
   data_of<int64_t>(idx)[77777] = -1;
   CHECK_THROWS_WITH(run_all(*engine, p), Catch::Contains("index -1"));
+  try {
+    run_all(*engine, p);
+    FAIL("no error");
+  } catch (const IndexOutOfBounds& e) {
+    CHECK(e.index == -1);
+    CHECK(e.bound == 10);
+  }
   data_of<int64_t>(idx)[77777] = 9;
   data_of<int32_t>(src)[9] = 5;
   run_all(*engine, p); // the engine stays usable
@@ -115,4 +124,19 @@ TEST_CASE("SCATTER of a constant and COND_SCATTER under a mask", "[ve][cpu][inde
   CHECK_THROWS_WITH(run_block(*engine, p, {1}),
                     Catch::Contains("COND_SCATTER") && Catch::Contains("index 10"));
   CHECK_THROWS_AS(run_block(*engine, p, {0}), UserError);
+}
+
+TEST_CASE("An index error is named after the block's indexing instruction", "[ve][cpu][index]") {
+  auto engine = test_engine();
+  auto src = make_data_base("src", DType::INT64, 4);
+  auto idx = make_data_base("idx", DType::INT64, 8);
+  auto out = make_data_base("out", DType::INT64, 8);
+  Program p; // idx = idx + 3, then a GATHER with it: one fused block that starts with the ADD
+  p.instrs.emplace_back(
+      Opcode::ADD, std::vector<Operand>{View::whole(idx), View::whole(idx), Scalar::of_int(3)});
+  p.instrs.emplace_back(Opcode::GATHER,
+                        std::vector<Operand>{View::whole(out), View::whole(src), View::whole(idx)});
+  data_of<int64_t>(idx)[5] = 2; // 5 after the ADD
+  CHECK_THROWS_WITH(run_all(*engine, p),
+                    Catch::StartsWith("GATHER: index 5 is out of bounds for size 4"));
 }

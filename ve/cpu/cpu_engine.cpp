@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "core/error.h"
+#include "core/index_error.h"
 #include "ve/cpu/code_pages.h"
 #include "ve/cpu/jit_compiler.h"
 #include "ve/cpu/kernel_plan.h"
@@ -45,10 +46,17 @@ const Instruction* find_op(const KernelBlock& block, Opcode op) {
   std::ostringstream msg;
   const Instruction& first = block.program->instrs[block.instrs.front()];
   switch (err.code) {
-  case KERNEL_INDEX_OUT_OF_RANGE:
-    msg << op_name(first.op) << ": index " << err.value << " is out of bounds for size "
-        << err.bound;
-    break;
+  case KERNEL_INDEX_OUT_OF_RANGE: {
+    // Named after the block's first indexing instruction (the block may start with another op).
+    Opcode op = first.op;
+    for (size_t i : block.instrs)
+      if (op_info(block.program->instrs[i].op).family == Family::INDEXING) {
+        op = block.program->instrs[i].op;
+        break;
+      }
+    msg << op_name(op) << ": index " << err.value << " is out of bounds for size " << err.bound;
+    throw IndexOutOfBounds(msg.str(), err.value, err.bound);
+  }
   case KERNEL_NEGATIVE_INT_POWER: {
     const Instruction* p = find_op(block, Opcode::POWER);
     msg << "POWER: integers to negative integer powers are not allowed (exponent " << err.value

@@ -16,7 +16,10 @@ Where hassium differs from NumPy, on purpose:
   - .real/.imag of complex arrays, and NumPy functions that fall back and return views of their
     inputs, give copies;
   - a NumPy array from np.asarray(h) shares h's memory, but sees later hassium writes to h only
-    after the next flush.
+    after the next flush;
+  - x[idx], x[idx] = v with a hassium integer array idx on the first axis are lazy: an index out
+    of bounds is NumPy's IndexError raised at the flush that computes them (at the latest when
+    the result is read), and a failing x[idx] = v may have written the elements before it.
 """
 
 import numpy as _np

@@ -1,0 +1,255 @@
+"""x[idx], x[idx] = v and x[idx] op= v with a hassium integer array idx on axis 0 stay lazy
+(indexing.cpp lazy_index): the index normalization, GATHER and SCATTER are recorded without a
+flush, and an index out of bounds is NumPy's IndexError when the flush runs. Values against
+NumPy for every integer index dtype, negative and duplicate indices, n-d x, empty indices."""
+
+import numpy as np
+import pytest
+
+import hassium
+from helpers import assert_same
+
+INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+def lazy(a):
+    """A hassium array computed lazily from a: (a + 0) is pending until read."""
+    return hassium.array(a) + a.dtype.type(0)
+
+
+def numpy_error(fn):
+    try:
+        fn()
+    except IndexError as e:
+        return str(e)
+    raise AssertionError("NumPy raised nothing")
+
+
+@pytest.mark.parametrize("dt", INT_DTYPES)
+def test_gather_every_index_dtype(dt):
+    x = np.arange(10.0) * 1.5
+    i = np.array([3, 0, 9, 3, 5], dtype=dt)
+    if np.dtype(dt).kind == "i":
+        i[1] = -1
+    assert_same(hassium.array(x)[lazy(i)], x[i])
+
+
+@pytest.mark.parametrize("dt", INT_DTYPES)
+def test_scatter_every_index_dtype(dt):
+    x = np.arange(10, dtype=np.int32)
+    i = np.array([3, 0, 9, 5], dtype=dt)
+    if np.dtype(dt).kind == "i":
+        i[1] = -2
+    h = hassium.array(x)
+    h[lazy(i)] = np.array([10, 20, 30, 40])
+    x[i] = np.array([10, 20, 30, 40])
+    assert_same(h, x)
+
+
+def test_computed_index_negative_and_duplicates():
+    n = 7
+    a = np.arange(12)
+    i = (a * 5) % n - 3  # negatives, duplicates
+    x = np.arange(n) * 2.0
+    assert_same(hassium.array(x)[(hassium.array(a) * 5) % n - 3], x[i])
+
+
+def test_index_array_of_any_shape():
+    x = np.arange(6.0)
+    i = np.array([[1, -1, 2], [0, 0, 5]])
+    assert_same(hassium.array(x)[lazy(i)], x[i])
+
+
+@pytest.mark.parametrize(
+    "rest",
+    [(), (slice(None),), (2,), (-1,), (slice(1, 3),), (slice(None, None, -2),), (1, slice(0, 2)),
+     (slice(None), 0), (0, 0)],
+    ids=repr,
+)
+def test_nd_first_axis(rest):
+    x = np.arange(5 * 4 * 3).reshape(5, 4, 3).astype(np.float32)
+    i = np.array([4, -5, 0, 2, 2, -1])
+    h = hassium.array(x)
+    assert_same(h[(lazy(i),) + rest], x[(i,) + rest])
+    # assignment of a scalar, then of an array broadcast over the result
+    h[(lazy(i),) + rest] = 7
+    x[(i,) + rest] = 7
+    assert_same(h, x)
+    v = np.arange(np.prod(x[(i,) + rest].shape[1:], dtype=int)).reshape(x[(i,) + rest].shape[1:])
+    h[(lazy(i),) + rest] = v
+    x[(i,) + rest] = v
+    assert_same(h, x)
+
+
+def test_nd_view_source():
+    x = np.arange(60.0).reshape(6, 10)[1::2, ::3]  # a strided view
+    i = np.array([2, 0, -1])
+    assert_same(hassium.array(np.arange(60.0).reshape(6, 10))[1::2, ::3][lazy(i)], x[i])
+
+
+def test_assignment_duplicates_last_wins():
+    # NumPy keeps the last of duplicate indices for plain assignment (the eager path too).
+    x = np.zeros(5)
+    i = np.array([1, 3, 1, -4, 3])
+    v = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    h = hassium.zeros(5)
+    h[lazy(i)] = v
+    x[i] = v
+    assert_same(h, x)
+    assert float(h[1]) == 4.0
+
+
+@pytest.mark.parametrize("op", ["+=", "-=", "*=", "//="])
+def test_inplace_duplicates_applied_once(op):
+    # NumPy's x[i] += v is buffered: a duplicate index gets one update, not one per occurrence.
+    x = np.arange(1, 9) * 10
+    i = np.array([2, 2, 5, -1, 5, 2])
+    h = hassium.array(x)
+    hi = lazy(i)
+    exec(f"h[hi] {op} 3")
+    exec(f"x[i] {op} 3")
+    assert_same(h, x)
+
+
+def test_inplace_nd_and_array_value():
+    x = np.arange(12.0).reshape(4, 3)
+    i = np.array([0, 3, 0])
+    v = np.array([1.0, 2.0, 3.0])  # broadcast over the gathered rows
+    h = hassium.array(x)
+    h[lazy(i)] += hassium.array(v)
+    x[i] += v
+    assert_same(h, x)
+
+
+def test_assignment_casts_and_broadcasts():
+    x = np.zeros((4, 3), dtype=np.int16)
+    i = np.array([3, 1])
+    h = hassium.array(x)
+    h[lazy(i)] = np.array([1.9, -2.7, 300.2])  # float to int16, broadcast over the rows
+    x[i] = np.array([1.9, -2.7, 300.2])
+    assert_same(h, x)
+    h[lazy(i)] = 5.5
+    x[i] = 5.5
+    assert_same(h, x)
+
+
+def test_assignment_value_shape_mismatch_is_numpy_error():
+    h = hassium.zeros(5)
+    with pytest.raises(ValueError, match="shape mismatch"):
+        h[lazy(np.array([1, 2]))] = np.array([1.0, 2.0, 3.0])
+
+
+def test_index_is_the_target():
+    # x[x] = v: the indices are read before the scatter writes.
+    x = np.array([3, 0, 2, 1])
+    h = hassium.array(x)
+    h[h] = hassium.array([10, 11, 12, 13])
+    x[x.copy()] = np.array([10, 11, 12, 13])
+    assert_same(h, x)
+
+
+def test_empty_index():
+    x = np.arange(12.0).reshape(4, 3)
+    i = np.array([], dtype=np.int64)
+    h = hassium.array(x)
+    assert_same(h[lazy(i)], x[i])
+    h[lazy(i)] = 1.0
+    assert_same(h, x)
+    assert_same(hassium.zeros(0)[lazy(i)], np.zeros(0)[i])
+
+
+@pytest.mark.parametrize(
+    "shape,index", [((5,), 10), ((5,), -6), ((5,), 5), ((5,), -17), ((4, 3), 4), ((4, 3), -5),
+                    ((0,), 0), ((0, 3), -1)],
+    ids=repr,
+)
+def test_out_of_bounds_is_numpy_index_error_at_the_flush(shape, index):
+    x = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    i = np.array([0, index, 0][: 3 if shape[0] else 0] or [index])
+    want = numpy_error(lambda: x[i])
+    h = hassium.array(x)
+    y = h[lazy(i)]  # recorded, not checked yet
+    with pytest.raises(IndexError) as e:
+        np.asarray(y)
+    assert str(e.value) == want
+    # Reading the failed array again repeats the error; the runtime goes on working.
+    with pytest.raises(IndexError, match="out of bounds for axis 0"):
+        np.asarray(y)
+    assert_same(h[lazy(np.array([-1]))] if x.size else h[lazy(np.array([], int))],
+                x[np.array([-1])] if x.size else x[np.array([], int)])
+
+
+def test_out_of_bounds_assignment_and_inplace():
+    x = np.arange(5.0)
+    want = numpy_error(lambda: x.copy().__setitem__(np.array([1, 7]), 0.0))
+    h = hassium.array(x)
+    h[lazy(np.array([1, 7]))] = 0.0
+    with pytest.raises(IndexError) as e:
+        hassium.flush()
+    assert str(e.value) == want
+    h = hassium.array(x)
+    h[lazy(np.array([-9]))] += 1
+    with pytest.raises(IndexError, match="index -9 is out of bounds for axis 0 with size 5"):
+        hassium.flush()
+    h = hassium.array(x)
+    h[lazy(np.array([4, -5]))] += 1
+    x[np.array([4, -5])] += 1
+    assert_same(h, x)
+
+
+def test_out_of_bounds_in_a_loop_then_usable():
+    x = hassium.arange(10.0)
+    idx = hassium.arange(10)
+    acc = hassium.zeros(10)
+    for _ in range(5):
+        idx = idx * 3 + 1  # leaves the bounds on the second pass
+        acc += x[idx]
+    with pytest.raises(IndexError, match=r"^index \d+ is out of bounds for axis 0 with size 10"):
+        float(acc.sum())
+    assert float((x[hassium.arange(10) % 10]).sum()) == 45.0
+
+
+def test_no_flush_at_the_gather_or_scatter():
+    n = 1000
+    x = hassium.arange(n) * 0.5
+    a = hassium.arange(n)
+    f0 = hassium.profile()["flushes"]  # runs what is pending
+    idx = (a * 7) % n
+    y = x[idx]
+    x[idx] = y + 1.0
+    x[idx] += 2.0
+    assert hassium._hassium.pending() > 0
+    # profile() flushes once for what is pending: the recording above flushed nothing.
+    assert hassium.profile()["flushes"] == f0 + 1
+    xn = np.arange(n) * 0.5
+    i = (np.arange(n) * 7) % n
+    yn = xn[i]
+    xn[i] = yn + 1.0
+    xn[i] += 2.0
+    assert_same(y, yn)
+    assert_same(x, xn)
+
+
+def test_nd_gather_no_flush():
+    x = hassium.arange(40.0).reshape(10, 4)
+    f0 = hassium.profile()["flushes"]
+    idx = (hassium.arange(6) * 3) % 10 - 5
+    y = x[idx, 1:]
+    assert hassium.profile()["flushes"] == f0 + 1
+    i = (np.arange(6) * 3) % 10 - 5
+    assert_same(y, np.arange(40.0).reshape(10, 4)[i, 1:])
+
+
+def test_loop_matches_numpy():
+    n = 1000
+    res = []
+    for m in (np, hassium):
+        x = m.arange(n, dtype=m.float64) * 0.5
+        idx = m.arange(n, dtype=m.int64)
+        acc = m.zeros(n)
+        for _ in range(50):
+            idx = (idx * 5 + 3) % n
+            acc += x[idx]
+            acc[idx[:10]] += 1.0
+        res.append(acc)
+    assert_same(res[1], res[0])
