@@ -22,21 +22,26 @@ bool has(const std::string& text, const std::string& what) {
 bool uses_vector_registers(const std::string& asm_text) {
   return has(asm_text, "ymm") || has(asm_text, "zmm");
 }
-} // namespace
-
-TEST_CASE("codegen: the triad kernel is vectorized", "[ve][cpu][codegen]") {
-  const int64_t n = 1 << 20;
+// The plan of the triad a = b + 3 * c over n float64 elements (t contracted), recorded into p,
+// which must outlive the plan (it holds the views and, through them, the bases).
+cpu::KernelPlan triad_plan(Program& p, int64_t n) {
   auto a = make_data_base("a", DType::FLOAT64, n);
   auto b = make_data_base("b", DType::FLOAT64, n);
   auto c = make_data_base("c", DType::FLOAT64, n);
   auto t = make_temp_base("t", DType::FLOAT64, n);
-  Program p;
   p.instrs.emplace_back(Opcode::MULTIPLY, std::vector<Operand>{View::whole(t), View::whole(c),
                                                                Scalar::of_float(3.0)});
   p.instrs.emplace_back(Opcode::ADD,
                         std::vector<Operand>{View::whole(a), View::whole(b), View::whole(t)});
   KernelBlock block{&p, {0, 1}, {t.get()}};
   cpu::KernelPlan plan = cpu::plan_block(block);
+  return plan;
+}
+} // namespace
+
+TEST_CASE("codegen: the triad kernel is vectorized", "[ve][cpu][codegen]") {
+  Program p;
+  cpu::KernelPlan plan = triad_plan(p, 1 << 20);
   CHECK(plan.ndim == 1);
   cpu::JitCompiler jit(3, "", false);
   std::string text = jit.asm_text(plan);
@@ -89,18 +94,8 @@ TEST_CASE("codegen: tanh and arctan2 use libmvec variants beyond LLVM's own tabl
 
 TEST_CASE("codegen: a kernel past large_kernel compiles at the cheaper tier",
           "[ve][cpu][codegen]") {
-  const int64_t n = 1 << 12;
-  auto a = make_data_base("a", DType::FLOAT64, n);
-  auto b = make_data_base("b", DType::FLOAT64, n);
-  auto c = make_data_base("c", DType::FLOAT64, n);
-  auto t = make_temp_base("t", DType::FLOAT64, n);
   Program p;
-  p.instrs.emplace_back(Opcode::MULTIPLY, std::vector<Operand>{View::whole(t), View::whole(c),
-                                                               Scalar::of_float(3.0)});
-  p.instrs.emplace_back(Opcode::ADD,
-                        std::vector<Operand>{View::whole(a), View::whole(b), View::whole(t)});
-  KernelBlock block{&p, {0, 1}, {t.get()}};
-  cpu::KernelPlan plan = cpu::plan_block(block);
+  cpu::KernelPlan plan = triad_plan(p, 1 << 12);
   cpu::JitCompiler full(3, "", false, 0), cheap(3, "", false, 1); // every kernel is "large"
   // Flagged for the fast code generator, optimized at level 1: no vectorizer.
   CHECK_FALSE(has(full.ir_text(plan, false), "hassium.fast_codegen"));
