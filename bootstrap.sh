@@ -75,6 +75,16 @@ build() {
   else
     cmake --build build -j "$jobs"
   fi
+  link_venv
+}
+
+# After setup, `.venv/bin/python -m hassium script.py` and `import hassium` work without
+# PYTHONPATH: a .pth file in the venv's site-packages names the built package (build/python).
+# A `pip install .` into the venv (README, Installing) takes precedence once made.
+link_venv() {
+  local site
+  site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+  echo "$PWD/build/python" >"$site/hassium-build.pth"
 }
 
 # The main job: a NumPy program from benchmarks/python, unmodified, with plain NumPy (as users run
@@ -87,7 +97,6 @@ run_main() {
   build hassium _hassium
   local program=benchmarks/python/${MAIN_PROGRAM:-black_scholes.py} size=${MAIN_SIZE:-2000000*10}
   local py=.venv/bin/python out_np out_tuned out_hs
-  export PYTHONPATH="$PWD/build/python${PYTHONPATH:+:$PYTHONPATH}"
   step "NumPy:               $py $program --size $size"
   out_np=$("$py" "$program" --size "$size")
   echo "$out_np"
@@ -116,6 +125,9 @@ EOF
 # Every test: the CTest suite (Catch2 unit tests, CLI tests), then pytest over test/python.
 run_tests() {
   build
+  step "the venv finds hassium without PYTHONPATH"
+  env -u PYTHONPATH .venv/bin/python -m hassium --help >/dev/null
+  env -u PYTHONPATH .venv/bin/python -c 'import hassium as np; assert int(np.arange(5).sum()) == 10'
   step "ctest --test-dir build --output-on-failure -j$jobs"
   ctest --test-dir build --output-on-failure -j "$jobs"
   if compgen -G 'test/python/test_*.py' >/dev/null || compgen -G 'test/python/*_test.py' >/dev/null; then
