@@ -19,6 +19,7 @@ namespace hassium {
   X(merge_cache_hits, int64_t, "merge-cache hits")                                                 \
   X(merge_cache_misses, int64_t, "merge-cache misses")                                             \
   X(plans_reused, int64_t, "flush plans reused (exact repeats)")                                   \
+  X(small_flushes, int64_t, "flushes partitioned by linear (too few bytes to search)")             \
   X(kernels_compiled, int64_t, "kernels compiled")                                                 \
   X(kernel_memory_hits, int64_t, "kernel cache hits (memory)")                                     \
   X(kernel_disk_hits, int64_t, "kernel cache hits (disk)")                                         \

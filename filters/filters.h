@@ -47,6 +47,10 @@ Program split_reduction(Program p, const SplitReductionOptions& options = {});
 // (filters/remove_identity.cpp).
 Program remove_identity(Program p);
 
+// forward_copies: a temporary copy of a view that is only read, or updated in place and stored
+// back (`A[i, j] -= x` on an element), is replaced by the view itself (filters/forward_copies.cpp).
+Program forward_copies(Program p);
+
 // fold_constants: element-wise operations whose inputs are all constants (literally, or views
 // of a base filled with one constant) become an IDENTITY fill of the computed value
 // (filters/fold_constants.cpp).

@@ -25,6 +25,7 @@ const std::vector<Entry>& entries() {
                                 SplitReductionOptions::from_config(*Config::global()));
        }},
       {"remove_identity", [](Program p) { return remove_identity(std::move(p)); }},
+      {"forward_copies", [](Program p) { return forward_copies(std::move(p)); }},
       {"fold_constants", [](Program p) { return fold_constants(std::move(p)); }},
       {"remove_dead", [](Program p) { return remove_dead(std::move(p)); }},
       {"trace",

@@ -32,9 +32,9 @@ std::span<const AlgorithmEntry> algorithm_registry() {
   static const AlgorithmEntry list[] = {
       {"singleton", singleton_partition, "one block per instruction"},
       {"linear", linear_partition, "add each instruction to the current block unless illegal"},
-      {"unintrusive", unintrusive_partition, "only merges that are surely in an optimum"},
-      {"greedy", greedy_partition, "merge over the heaviest legal weight edge first"},
-      {"optimal", optimal_partition, "branch and bound, within optimal_budget search nodes"},
+      {"unintrusive", unintrusive_partition, "only merges that are surely in an optimum", true},
+      {"greedy", greedy_partition, "merge over the heaviest legal weight edge first", true},
+      {"optimal", optimal_partition, "branch and bound, within optimal_budget search nodes", true},
   };
   return list;
 }

@@ -77,6 +77,7 @@ struct AlgorithmEntry {
   std::string_view name;
   AlgorithmFn run;
   std::string_view doc;
+  bool searches = false; // works on the WSP graph (costs ~1-2 us per instruction more)
 };
 
 // The registry (ir/algorithms.cpp): the one list of algorithms by name.

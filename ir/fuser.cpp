@@ -16,20 +16,51 @@ FuserOptions FuserOptions::from_config(const Config& config) {
     throw UserError("[fuser] optimal_budget must be at least 1, not " +
                     std::to_string(o.optimal_budget) + " (" +
                     config.value("fuser", "optimal_budget").source.str() + ")");
+  o.search_min_bytes = config.get_int("fuser", "search_min_bytes");
+  if (o.search_min_bytes < 0)
+    throw UserError("[fuser] search_min_bytes must be at least 0, not " +
+                    std::to_string(o.search_min_bytes) + " (" +
+                    config.value("fuser", "search_min_bytes").source.str() + ")");
   return o;
+}
+
+bool small_program(const Program& program, int64_t min_bytes) {
+  if (min_bytes <= 0) return false;
+  double bytes = 0; // (double: broadcast views of huge shapes must not overflow)
+  size_t n = 0;
+  for (const Instruction& ins : program.instrs) {
+    if (ins.op == Opcode::FREE || ins.op == Opcode::SYNC) continue;
+    ++n;
+    for (size_t k = 0; k < ins.operands.size(); ++k)
+      if (ins.is_view(k))
+        bytes += double(ins.view(k).size()) * double(dtype_size(ins.view(k).dtype()));
+  }
+  return bytes < double(min_bytes) * double(n);
 }
 
 Partition fuse(const Program& program, const FuserOptions& options, MergeCache* cache,
                FuseInfo* info) {
-  const AlgorithmEntry& algorithm = find_algorithm(options.algorithm);
+  const AlgorithmEntry* algorithm = &find_algorithm(options.algorithm);
   find_cost_model(options.cost_model);
+  // Too little data for a search to pay off: linear, under its own cache key.
+  thread_local FuserOptions small_options;
+  const bool small = algorithm->searches && small_program(program, options.search_min_bytes);
+  if (small) {
+    small_options = options;
+    small_options.algorithm = "linear";
+    algorithm = &find_algorithm("linear");
+  }
+  const FuserOptions& o = small ? small_options : options;
   thread_local std::string key;
   std::optional<Partition> hit;
   MergeCache::Layout layout{}, stored{};
-  if (info) *info = FuseInfo{};
+  if (info) {
+    *info = FuseInfo{};
+    info->small = small;
+  }
   if (cache) {
     std::shared_ptr<PartitionAttachment> attachment;
-    MergeCache::write_key(program, options, key, &layout, info ? &info->bases : nullptr);
+    MergeCache::write_key(program, o, key, &layout, info ? &info->bases : nullptr);
     hit = cache->find(key, program.size(), &stored, info ? &attachment : nullptr);
     if (info) {
       info->key = key;
@@ -44,7 +75,7 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
       return std::move(*hit);
     }
   }
-  FusionContext ctx(program, options.cost_model, options.optimal_budget);
+  FusionContext ctx(program, o.cost_model, o.optimal_budget);
   if (hit) {
     // The key leaves out extents and offsets: use the stored blocks only when they are legal
     // for this program; the cost is this program's (and no longer proven optimal).
@@ -55,7 +86,7 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
     }
     cache->note_stale();
   }
-  Partition p = algorithm.run(ctx);
+  Partition p = algorithm->run(ctx);
   if (cache) cache->insert(key, program.size(), p, layout);
   return p;
 }

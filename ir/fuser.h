@@ -26,6 +26,11 @@ struct FuserOptions {
   std::string algorithm = "greedy";   // a name of algorithm_names()
   std::string cost_model = "bohrium"; // a name of cost_model_names()
   int64_t optimal_budget = 100000;    // search nodes of `optimal`
+  // A flush whose instructions move fewer bytes than this on average (the bytes of their array
+  // operands) is partitioned by `linear` instead of an algorithm that searches the WSP graph
+  // (unintrusive, greedy, optimal): however good its partition, the search would cost more
+  // time (~1-2 us per instruction) than the memory traffic it could save. 0 = never.
+  int64_t search_min_bytes = 8192;
 
   // The [fuser] section of a config; names are checked against the registries (UserError
   // naming the key, where its value came from, and the valid names).
@@ -41,13 +46,19 @@ struct FuseInfo {
   std::string_view key;                            // valid until the thread's next fuse()
   std::array<uint64_t, 2> layout{};                // MergeCache::layout(program)
   std::vector<Base*> bases;                        // in the key's order (MergeCache::write_key)
+  bool small = false; // partitioned by linear: too few bytes per instruction for the search
 };
 
-// Partitions the program into fused blocks with the chosen algorithm and cost model. With a
-// cache, an identical program (up to base names and constant values) is answered from it.
+// Partitions the program into fused blocks with the chosen algorithm and cost model (`linear`
+// for a program of too few bytes per instruction, see search_min_bytes). With a cache, an
+// identical program (up to base names and constant values) is answered from it.
 // UserError when the algorithm or cost model is unknown (listing the valid names).
 Partition fuse(const Program& program, const FuserOptions& options, MergeCache* cache = nullptr,
                FuseInfo* info = nullptr);
+
+// Whether the program moves fewer than `min_bytes` bytes per instruction on average (its
+// instructions' array operands, FREE and SYNC left out); false for min_bytes <= 0.
+bool small_program(const Program& program, int64_t min_bytes);
 
 // The registries, in their listed order (ir/algorithms.cpp, ir/cost_model.cpp).
 std::vector<std::string> algorithm_names();

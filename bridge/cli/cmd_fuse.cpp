@@ -52,6 +52,7 @@ HS_CLI_COMMAND(fuse) {
     options.cost_model = cost_model;
     if (budget < 1) throw hassium::UserError("--budget must be at least 1");
     options.optimal_budget = budget;
+    options.search_min_bytes = 0; // the named algorithm, however small the program
     hassium::Program prog = hassium::parse_file(file);
     hassium::verify_program(prog);
     hassium::Partition p = hassium::fuse(prog, options);

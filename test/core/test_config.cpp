@@ -114,7 +114,8 @@ TEST_CASE("defaults, typed accessors, ~ expansion") {
   CHECK(c.file().empty());
   CHECK(c.get_string("stack", "engine") == "cpu");
   CHECK(c.choice("stack", "engine") == "cpu");
-  CHECK(c.get_list("stack", "filters") == std::vector<std::string>{"expand_power"});
+  CHECK(c.get_list("stack", "filters") ==
+        std::vector<std::string>{"expand_power", "forward_copies"});
   CHECK(c.get_string("fuser", "cache_dir") == "/home/u/.cache/hassium/fuser");
   CHECK(c.get_int("fuser", "optimal_budget") == 100000);
   CHECK(c.get_bool("memory", "pool"));
@@ -206,7 +207,7 @@ TEST_CASE("bad values name the key, the value and where it came from") {
   CHECK(with_env("HASSIUM_FUSER_ALGORTHM", "greedy") ==
         "unknown env HASSIUM_FUSER_ALGORTHM: no such key in [fuser]; valid: "
         "HASSIUM_FUSER_ALGORITHM, HASSIUM_FUSER_COST_MODEL, HASSIUM_FUSER_CACHE, "
-        "HASSIUM_FUSER_CACHE_DIR, HASSIUM_FUSER_OPTIMAL_BUDGET");
+        "HASSIUM_FUSER_CACHE_DIR, HASSIUM_FUSER_OPTIMAL_BUDGET, HASSIUM_FUSER_SEARCH_MIN_BYTES");
 
   auto with_file = [&](std::string text) {
     return user_error([&] { Config::from_text(text, "/etc/h.ini", home); });

@@ -175,6 +175,9 @@ TEST_CASE("agreement: split_reduction") {
 TEST_CASE("agreement: remove_identity") {
   check_agreement("remove_identity", 0);
 }
+TEST_CASE("agreement: forward_copies") {
+  check_agreement("forward_copies", 0);
+}
 TEST_CASE("agreement: fold_constants") {
   check_agreement("fold_constants", 0);
 }
@@ -183,7 +186,8 @@ TEST_CASE("agreement: remove_dead") {
 }
 
 TEST_CASE("agreement: all filters in one list") {
-  check_agreement("fold_constants, expand_power, remove_identity, remove_dead, split_reduction",
+  check_agreement("fold_constants, expand_power, forward_copies, remove_identity, remove_dead, "
+                  "split_reduction",
                   1e-5);
 }
 

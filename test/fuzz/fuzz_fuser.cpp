@@ -168,6 +168,7 @@ private:
     o.algorithm = algorithm_;
     o.cost_model = model_;
     o.optimal_budget = kOptimalBudget;
+    o.search_min_bytes = 0; // the chosen algorithm, whatever the program's size
     MergeCache cache;
     Partition first = fuse(p_, o, &cache);
     FuseInfo info;

@@ -5,6 +5,7 @@
 #include "fusion_programs.h"
 #include "ir/fuser.h"
 #include "ir/merge_cache.h"
+#include "ir/parser.h"
 
 using namespace hassium;
 
@@ -17,6 +18,7 @@ TEST_CASE("fuse runs every registered algorithm and model") {
       FuserOptions o;
       o.algorithm = a;
       o.cost_model = m;
+      o.search_min_bytes = 0;
       Partition part = fuse(p, o);
       CHECK(part.algorithm == a);
       CHECK(part.cost_model == m);
@@ -25,6 +27,7 @@ TEST_CASE("fuse runs every registered algorithm and model") {
       CHECK(n == p.size());
     }
   FuserOptions def;
+  def.search_min_bytes = 0;
   CHECK(fuse(p, def).algorithm == "greedy");
   CHECK(fuse(p, def).cost_model == "bohrium");
 }
@@ -67,4 +70,58 @@ TEST_CASE("fuser options and the cache from the configuration") {
                     Catch::Contains("bad.ini:2") && Catch::Contains("greedy"));
   Config zero = Config::from_text("[fuser]\noptimal_budget = 0\n", "zero.ini", home);
   CHECK_THROWS_AS(FuserOptions::from_config(zero), UserError);
+  CHECK(FuserOptions::from_config(c).search_min_bytes == 8192);
+  Config min = Config::from_text("[fuser]\nsearch_min_bytes = 0\n", "min.ini", home);
+  CHECK(FuserOptions::from_config(min).search_min_bytes == 0);
+  Config negative = Config::from_text("[fuser]\nsearch_min_bytes = -1\n", "neg.ini", home);
+  CHECK_THROWS_WITH(FuserOptions::from_config(negative),
+                    Catch::Contains("search_min_bytes") && Catch::Contains("neg.ini:2"));
+}
+
+namespace {
+// A chain of n element-wise steps over arrays of `len` float64 elements: 16 * len bytes per
+// instruction (one input, one output).
+Program chain(int64_t len, int n = 6) {
+  std::string text = ".base X0 float64 " + std::to_string(len) + "\nRANGE X0\n";
+  for (int i = 1; i <= n; ++i) {
+    std::string x = "X" + std::to_string(i), prev = "X" + std::to_string(i - 1);
+    text = ".base " + x + " float64 " + std::to_string(len) + "\n" + text + "MULTIPLY " + x + ", " +
+           prev + ", 2\nFREE " + prev + "\n";
+  }
+  return parse_program(text + "SYNC X" + std::to_string(n) + "\n");
+}
+} // namespace
+
+TEST_CASE("a flush of too few bytes per instruction is partitioned by linear") {
+  FuserOptions o;                                              // greedy, search_min_bytes 8192
+  CHECK(small_program(chain(100), o.search_min_bytes));        // 1600 bytes per instruction
+  CHECK_FALSE(small_program(chain(1000), o.search_min_bytes)); // 16000
+  CHECK_FALSE(small_program(chain(100), 0));
+  FuseInfo info;
+  Partition small = fuse(chain(100), o, nullptr, &info);
+  CHECK(info.small);
+  CHECK(small.algorithm == "linear");
+  Partition large = fuse(chain(1000), o, nullptr, &info);
+  CHECK_FALSE(info.small);
+  CHECK(large.algorithm == "greedy");
+  // Any searching algorithm gives way; singleton and linear run as named.
+  for (std::string a : {"unintrusive", "optimal", "singleton"}) {
+    o.algorithm = a;
+    CHECK(fuse(chain(100), o).algorithm == (a == "singleton" ? "singleton" : "linear"));
+  }
+  o.algorithm = "greedy";
+  o.search_min_bytes = 0;
+  CHECK(fuse(chain(100), o).algorithm == "greedy");
+}
+
+TEST_CASE("small and large programs of one structure have their own merge-cache entries") {
+  FuserOptions o;
+  MergeCache cache;
+  FuseInfo info;
+  fuse(chain(100), o, &cache, &info);
+  std::string small_key(info.key);
+  Partition large = fuse(chain(1000), o, &cache, &info);
+  CHECK(std::string(info.key) != small_key);
+  CHECK(large.algorithm == "greedy");
+  CHECK(cache.stats().misses == 2);
 }

@@ -101,6 +101,7 @@ struct TempDir {
 
 TEST_CASE("keys rename bases and ignore constant values") {
   FuserOptions o;
+  o.search_min_bytes = 0; // the named algorithm on these small programs
   CHECK(MergeCache::key(iteration("a", 1.0), o) == MergeCache::key(iteration("b", 2.5), o));
   // Offsets are not in the key (which views overlap is checked on a hit instead).
   CHECK(MergeCache::key(iteration("a", 1.0), o) == MergeCache::key(iteration("a", 1.0, 1), o));
@@ -130,6 +131,7 @@ TEST_CASE("keys rename bases and ignore constant values") {
 TEST_CASE("fuse through the cache: hits answer with the same partition") {
   MergeCache cache;
   FuserOptions o;
+  o.search_min_bytes = 0; // the named algorithm on these small programs
   Partition first = fuse(iteration("a", 1.0), o, &cache);
   CHECK(cache.stats().misses == 1);
   CHECK(cache.stats().hits == 0);
@@ -154,6 +156,7 @@ TEST_CASE("fuse through the cache: hits answer with the same partition") {
 TEST_CASE("the oldest entries go when the cache is full") {
   MergeCache cache({.max_entries = 2, .dir = ""});
   FuserOptions o;
+  o.search_min_bytes = 0; // the named algorithm on these small programs
   for (int n : {0, 1, 2}) fuse(with_syncs(iteration("a", 1.0), n), o, &cache);
   CHECK(cache.stats().entries == 2);
   fuse(with_syncs(iteration("a", 1.0), 2), o, &cache); // newest: still there
@@ -165,6 +168,7 @@ TEST_CASE("the oldest entries go when the cache is full") {
 TEST_CASE("the disk store survives the process and ignores bad files") {
   TempDir dir;
   FuserOptions o;
+  o.search_min_bytes = 0; // the named algorithm on these small programs
   Program p = iteration("a", 1.0);
   const std::string key = MergeCache::key(p, o);
   Partition expect;
@@ -232,6 +236,7 @@ TEST_CASE("the disk store survives the process and ignores bad files") {
 TEST_CASE("an unwritable directory leaves the cache in memory") {
   MergeCache cache(on_disk("/proc/hassium-cannot-write-here"));
   FuserOptions o;
+  o.search_min_bytes = 0; // the named algorithm on these small programs
   fuse(iteration("a", 1.0), o, &cache);
   CHECK(cache.stats().disk_errors == 1);
   fuse(iteration("b", 1.0), o, &cache);
@@ -240,6 +245,7 @@ TEST_CASE("an unwritable directory leaves the cache in memory") {
 
 TEST_CASE("programs differing only in extents and offsets share a key and hit legally") {
   FuserOptions o;
+  o.search_min_bytes = 0; // the named algorithm on these small programs
   Program first = gauss_step("a", 8, 1), second = gauss_step("b", 8, 3),
           other = gauss_step("c", 12, 2);
   CHECK(MergeCache::key(first, o) == MergeCache::key(second, o));
@@ -263,6 +269,7 @@ TEST_CASE("programs differing only in extents and offsets share a key and hit le
 
 TEST_CASE("a stored partition illegal for the program is never returned") {
   FuserOptions o;
+  o.search_min_bytes = 0; // the named algorithm on these small programs
   Program disjoint = shifted_read(4), overlapping = shifted_read(2);
   REQUIRE(MergeCache::key(disjoint, o) == MergeCache::key(overlapping, o));
   MergeCache cache;
@@ -283,6 +290,7 @@ TEST_CASE("a stored partition illegal for the program is never returned") {
 
 TEST_CASE("check_partition agrees with the WSP graph's check") {
   FuserOptions o;
+  o.search_min_bytes = 0; // the named algorithm on these small programs
   for (int64_t s : {2, 4}) {
     Program p = shifted_read(s);
     FusionContext ctx(p, o.cost_model);
@@ -313,6 +321,7 @@ TEST_CASE("a repeat with the stored layout takes the stored partition as it is")
   CHECK(MergeCache::layout(iteration("a", 1.0)) != MergeCache::layout(iteration("a", 1.0, 2)));
   CHECK(MergeCache::layout(iteration("a", 1.0)) != MergeCache::Layout{});
   FuserOptions o;
+  o.search_min_bytes = 0; // the named algorithm on these small programs
   o.algorithm = "optimal";
   MergeCache cache;
   Partition first = fuse(iteration("a", 1.0), o, &cache);
@@ -339,6 +348,7 @@ TEST_CASE("fuse reports exact repeats, attachments live while the entry's layout
     explicit Note(int i) : id(i) {}
   };
   FuserOptions o;
+  o.search_min_bytes = 0; // the named algorithm on these small programs
   MergeCache cache;
   FuseInfo info;
   // info.bases point into the program: it must outlive the checks.
@@ -406,6 +416,7 @@ TEST_CASE("a reduction's axis is in the key: it shapes the loops, unlike other c
     return std::move(b.p);
   };
   FuserOptions o;
+  o.search_min_bytes = 0; // the named algorithm on these small programs
   CHECK(MergeCache::key(sum_along(0), o) != MergeCache::key(sum_along(1), o));
   CHECK(MergeCache::key(sum_along(1), o) == MergeCache::key(sum_along(1), o));
   CHECK(MergeCache::key(iteration("a", 1.0), o) == MergeCache::key(iteration("a", 9.0), o));
@@ -416,6 +427,7 @@ TEST_CASE("at most max_attachments entries hold an attachment, the oldest one go
   mo.max_attachments = 2;
   MergeCache cache(mo);
   FuserOptions o;
+  o.search_min_bytes = 0; // the named algorithm on these small programs
   FuseInfo info;
   for (int n = 0; n < 3; ++n) { // three keys: 0, 1 or 2 extra SYNCs
     fuse(with_syncs(iteration("a", 1.0), n), o, &cache, &info);

@@ -13,6 +13,13 @@ using namespace hassium::test;
 
 namespace {
 
+// The default options, with the named algorithm (greedy) however small the program.
+FuserOptions searching() {
+  FuserOptions o;
+  o.search_min_bytes = 0;
+  return o;
+}
+
 // A loop body with `extra` more SYNCs of its result: each `extra` is another structure, another
 // key, another file.
 Program body(int extra, const std::string& prefix = "a") {
@@ -39,7 +46,7 @@ MergeCache::Options on_disk(const fs::path& dir) {
 // The partition of every body() without a cache: the reference.
 std::vector<Partition> reference() {
   std::vector<Partition> r;
-  for (int i = 0; i < kPrograms; ++i) r.push_back(fuse(body(i), FuserOptions{}));
+  for (int i = 0; i < kPrograms; ++i) r.push_back(fuse(body(i), searching()));
   return r;
 }
 
@@ -50,7 +57,7 @@ bool same(const Partition& a, const Partition& b) {
 // The one .hsfp file `dir` holds after fusing body(0) into it.
 fs::path prefill(const fs::path& dir) {
   MergeCache cache(on_disk(dir));
-  fuse(body(0), FuserOptions{}, &cache);
+  fuse(body(0), searching(), &cache);
   auto names = names_in(dir);
   if (names.size() != 1) return {};
   return dir / names[0];
@@ -65,7 +72,7 @@ TEST_CASE("merge cache file: every truncation and every flipped bit is rejected"
   REQUIRE(!file.empty());
   const std::string good = read_bytes(file);
   const Program p = body(0);
-  const std::string key = MergeCache::key(p, FuserOptions{});
+  const std::string key = MergeCache::key(p, searching());
   uint64_t expected = 0;
   auto rejected = [&](const std::string& bytes) {
     write_bytes(file, bytes);
@@ -100,12 +107,12 @@ TEST_CASE("merge cache: damaged, foreign and misplaced files are rejected, recom
   std::string other;
   {
     MergeCache cache(on_disk(scratch.path / "another"));
-    fuse(body(1), FuserOptions{}, &cache);
+    fuse(body(1), searching(), &cache);
     auto names = names_in(scratch.path / "another");
     REQUIRE(names.size() == 1);
     other = read_bytes(scratch.path / "another" / names[0]);
   }
-  const Partition want = fuse(body(0), FuserOptions{});
+  const Partition want = fuse(body(0), searching());
   const size_t key_size_at = 8, key_at = 16;
   std::string old_version = good;
   old_version[7] = '1'; // HSFP0001 (its checksum then fails too: a damaged old file)
@@ -129,7 +136,7 @@ TEST_CASE("merge cache: damaged, foreign and misplaced files are rejected, recom
     StderrCapture err;
     {
       MergeCache cache(on_disk(dir));
-      CHECK(same(fuse(body(0), FuserOptions{}, &cache), want));
+      CHECK(same(fuse(body(0), searching(), &cache), want));
       CHECK(cache.stats().disk_rejected == 1);
       CHECK(cache.stats().disk_hits == 0);
       CHECK(cache.stats().disk_writes == 1);
@@ -143,7 +150,7 @@ TEST_CASE("merge cache: damaged, foreign and misplaced files are rejected, recom
     CHECK(read_bytes(file) == good);
     CHECK(names_in(dir).size() == 1); // no temporary file
     MergeCache next(on_disk(dir));
-    CHECK(same(fuse(body(0), FuserOptions{}, &next), want));
+    CHECK(same(fuse(body(0), searching(), &next), want));
     CHECK(next.stats().disk_hits == 1);
   }
   SECTION("a directory where the file is expected: rejected, left alone, writes fail") {
@@ -152,7 +159,7 @@ TEST_CASE("merge cache: damaged, foreign and misplaced files are rejected, recom
     StderrCapture err;
     for (int round = 0; round < 2; ++round) {
       MergeCache cache(on_disk(dir));
-      CHECK(same(fuse(body(0), FuserOptions{}, &cache), want));
+      CHECK(same(fuse(body(0), searching(), &cache), want));
       CHECK(cache.stats().disk_rejected == 1);
       CHECK(cache.stats().disk_errors == 1);
     }
@@ -175,9 +182,9 @@ TEST_CASE("merge cache: a full disk warns once, leaves nothing behind, partition
     bool ok = true;
     for (int round = 0; round < 2; ++round) // the second round hits in memory
       for (int i = 0; i < kPrograms; ++i)
-        ok = same(fuse(body(i), FuserOptions{}, &cache), want[size_t(i)]) && ok;
+        ok = same(fuse(body(i), searching(), &cache), want[size_t(i)]) && ok;
     MergeCache second(on_disk(dir)); // another cache on the same directory: no second warning
-    ok = same(fuse(body(0), FuserOptions{}, &second), want[0]) && ok;
+    ok = same(fuse(body(0), searching(), &second), want[0]) && ok;
     auto s = cache.stats();
     return ok && s.disk_errors == kPrograms && s.hits == kPrograms && s.disk_rejected == 0 &&
            second.stats().disk_errors == 1;
@@ -205,7 +212,7 @@ TEST_CASE("merge cache: a read-only directory still serves hits, warns once, run
     MergeCache cache(on_disk(dir));
     bool ok = true;
     for (int i = 0; i < kPrograms; ++i)
-      ok = same(fuse(body(i), FuserOptions{}, &cache), want[size_t(i)]) && ok;
+      ok = same(fuse(body(i), searching(), &cache), want[size_t(i)]) && ok;
     auto s = cache.stats();
     return ok && s.disk_hits == 1 && s.disk_errors == kPrograms - 1 && s.disk_rejected == 0;
   });
@@ -228,7 +235,7 @@ TEST_CASE("merge cache: a directory that cannot be created (under a file) warns 
   StderrCapture err;
   MergeCache cache(on_disk(dir));
   for (int i = 0; i < kPrograms; ++i)
-    CHECK(same(fuse(body(i), FuserOptions{}, &cache), want[size_t(i)]));
+    CHECK(same(fuse(body(i), searching(), &cache), want[size_t(i)]));
   CHECK(cache.stats().disk_errors == kPrograms);
   const std::string text = err.text();
   CHECK(lines_with(text, "hassium: warning: merge cache " + dir.string() + ": cannot create") == 1);
@@ -258,7 +265,7 @@ TEST_CASE("merge cache: eight processes on one empty directory read only whole f
         MergeCache cache(on_disk(dir));
         for (int i = 0; i < kPrograms; ++i) {
           const int k = (i + c) % kPrograms;
-          ok = same(fuse(body(k), FuserOptions{}, &cache), want[size_t(k)]) && ok;
+          ok = same(fuse(body(k), searching(), &cache), want[size_t(k)]) && ok;
         }
         auto s = cache.stats();
         ok =

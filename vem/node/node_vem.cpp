@@ -74,6 +74,7 @@ void NodeVem::execute(const Program& program) {
   }
   const bool replay = plan != nullptr;
   plans_reused_ += replay;
+  small_flushes_ += info.small;
   if (!replay) {
     defer_early_writes(program, partition, kDeferMinBytes);
     if (!cache_) bases_in_key_order(program, info.bases);
@@ -160,6 +161,7 @@ void NodeVem::add_counters(ProfileCounters& c) const {
   c.partition_cost += partition_cost_;
   c.fuse_seconds += fuse_seconds_;
   c.plans_reused += plans_reused_;
+  c.small_flushes += small_flushes_;
   if (cache_) {
     auto s = cache_->stats();
     c.merge_cache_hits += int64_t(s.hits);

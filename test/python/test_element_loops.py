@@ -1,0 +1,116 @@
+"""Loops over elements, as NPBench's lu, cholesky and trmm write them: NumPy's values, and the
+runtime's two mechanisms for them: a flush of scalars and short rows is partitioned by `linear`
+([fuser] search_min_bytes; counted as small_flushes), and the element copies of `A[i, j] -= x`
+are forwarded (the forward_copies filter) without changing any value."""
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import hassium
+
+
+def lu(xp, A):
+    for i in range(A.shape[0]):
+        for j in range(i):
+            A[i, j] -= A[i, :j] @ A[:j, j]
+            A[i, j] /= A[j, j]
+        for j in range(i, A.shape[0]):
+            A[i, j] -= A[i, :i] @ A[:i, j]
+
+
+def cholesky(xp, A):
+    A[0, 0] = xp.sqrt(A[0, 0])
+    for i in range(1, A.shape[0]):
+        for j in range(i):
+            A[i, j] -= xp.dot(A[i, :j], A[j, :j])
+            A[i, j] /= A[j, j]
+        A[i, i] -= xp.dot(A[i, :i], A[i, :i])
+        A[i, i] = xp.sqrt(A[i, i])
+
+
+def trmm(xp, alpha, A, B):
+    for i in range(B.shape[0]):
+        for j in range(B.shape[1]):
+            B[i, j] += xp.dot(A[i + 1:, i], B[i + 1:, j])
+    B *= alpha
+
+
+def seidel(xp, steps, A):
+    n = A.shape[0]
+    for _ in range(steps):
+        for i in range(1, n - 1):
+            A[i, 1:-1] += (A[i - 1, :-2] + A[i - 1, 1:-1] + A[i - 1, 2:] + A[i, 2:] +
+                           A[i + 1, :-2] + A[i + 1, 1:-1] + A[i + 1, 2:])
+            for j in range(1, n - 1):
+                A[i, j] += A[i, j - 1]
+                A[i, j] /= 9.0
+
+
+def spd(n):
+    rng = np.random.default_rng(3)
+    m = rng.random((n, n))
+    return m @ m.T + n * np.eye(n)
+
+
+@pytest.mark.parametrize("name", ["lu", "cholesky", "trmm", "seidel"])
+def test_element_loops_match_numpy(name):
+    n = 24
+    ref = spd(n)
+    if name == "trmm":
+        args_np = (1.5, np.tril(ref), ref.copy())
+        args_hs = (1.5, hassium.asarray(np.tril(ref)), hassium.asarray(ref.copy()))
+    elif name == "seidel":
+        args_np = (2, ref.copy())
+        args_hs = (2, hassium.asarray(ref.copy()))
+    else:
+        args_np = (ref.copy(),)
+        args_hs = (hassium.asarray(ref.copy()),)
+    kernel = globals()[name]
+    before = hassium.profile()
+    kernel(np, *args_np)
+    kernel(hassium, *args_hs)
+    np.testing.assert_allclose(np.asarray(args_hs[-1]), args_np[-1], rtol=1e-12, atol=1e-12)
+    after = hassium.profile()
+    assert after["flushes"] > before["flushes"]
+    # Arrays of 24 elements: every flush of the loop is too small for the greedy search.
+    assert after["small_flushes"] - before["small_flushes"] >= 1
+
+
+def test_element_copies_of_lu_are_forwarded(tmp_path):
+    """The bytecode that reaches the fuser (the trace filter, last in the list): lu's element
+    updates and divisor reads are recorded as copies, and forward_copies leaves none (but where
+    a flush cuts an update in two)."""
+    script = textwrap.dedent('''
+        import numpy as np, hassium
+        A = hassium.asarray(np.eye(12) * 12 + 1.0)
+        for i in range(12):
+            for j in range(i):
+                A[i, j] -= A[i, :j] @ A[:j, j]
+                A[i, j] /= A[j, j]
+            for j in range(i, 12):
+                A[i, j] -= A[i, :i] @ A[:i, j]
+        float(A.sum())
+    ''')
+    counts = {}
+    for filters in ("expand_power", "expand_power,forward_copies"):
+        trace = tmp_path / (filters.replace(",", "_") + ".hsb")
+        env = dict(os.environ, HASSIUM_STACK_FILTERS=filters + ",trace",
+                   HASSIUM_FILTERS_TRACE_FILE=str(trace))
+        subprocess.run([sys.executable, "-c", script], env=env, check=True)
+        lines = trace.read_text().splitlines()
+        # copies of views (an empty product's IDENTITY fill of 0.0 is no copy)
+        counts[filters] = (sum(re.match(r"IDENTITY \S+, \w+\{", line) is not None
+                               for line in lines),
+                           sum(not line.startswith((".base", "#")) for line in lines),
+                           sum(line.startswith("# flush") for line in lines))
+    copies, instrs, _ = counts["expand_power"]
+    assert copies >= 3 * 66  # per (i, j) below the diagonal: element, divisor, store back
+    fwd_copies, fwd_instrs, flushes = counts["expand_power,forward_copies"]
+    # Only an update whose FREE falls into the next flush keeps its copy and store.
+    assert fwd_copies <= 2 * flushes
+    assert fwd_instrs <= instrs - copies + fwd_copies
