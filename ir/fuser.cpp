@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "ir/algorithms.h"
 #include "ir/merge_cache.h"
+#include "ir/split_blocks.h"
 
 namespace hassium {
 
@@ -16,11 +17,14 @@ FuserOptions FuserOptions::from_config(const Config& config) {
     throw UserError("[fuser] optimal_budget must be at least 1, not " +
                     std::to_string(o.optimal_budget) + " (" +
                     config.value("fuser", "optimal_budget").source.str() + ")");
-  o.search_min_bytes = config.get_int("fuser", "search_min_bytes");
-  if (o.search_min_bytes < 0)
-    throw UserError("[fuser] search_min_bytes must be at least 0, not " +
-                    std::to_string(o.search_min_bytes) + " (" +
-                    config.value("fuser", "search_min_bytes").source.str() + ")");
+  for (auto [key, field] : {std::pair{"search_min_bytes", &o.search_min_bytes},
+                            std::pair{"split_block_size", &o.split_block_size}}) {
+    *field = config.get_int("fuser", key);
+    if (*field < 0)
+      throw UserError("[fuser] " + std::string(key) + " must be at least 0, not " +
+                      std::to_string(*field) + " (" + config.value("fuser", key).source.str() +
+                      ")");
+  }
   return o;
 }
 
@@ -42,21 +46,25 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
                FuseInfo* info) {
   const AlgorithmEntry* algorithm = &find_algorithm(options.algorithm);
   find_cost_model(options.cost_model);
-  // Too little data for a search to pay off: linear, under its own cache key.
-  thread_local FuserOptions small_options;
+  // The options in effect, which the cache key records: too little data for a search to pay
+  // off: linear; too little for a long block's compile to pay off: long blocks cut.
+  thread_local FuserOptions o;
+  o = options;
   const bool small = algorithm->searches && small_program(program, options.search_min_bytes);
   if (small) {
-    small_options = options;
-    small_options.algorithm = "linear";
+    o.algorithm = "linear";
     algorithm = &find_algorithm("linear");
   }
-  const FuserOptions& o = small ? small_options : options;
+  const bool split =
+      options.split_block_size > 0 && small_program(program, FuserOptions::kSplitMaxBytes);
+  if (!split) o.split_block_size = 0;
   thread_local std::string key;
   std::optional<Partition> hit;
   MergeCache::Layout layout{}, stored{};
   if (info) {
     *info = FuseInfo{};
     info->small = small;
+    info->split = split;
   }
   if (cache) {
     std::shared_ptr<PartitionAttachment> attachment;
@@ -87,6 +95,14 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
     cache->note_stale();
   }
   Partition p = algorithm->run(ctx);
+  if (split) {
+    const size_t before = p.blocks.size();
+    auto blocks = split_long_blocks(program, std::move(p.blocks), size_t(o.split_block_size));
+    if (blocks.size() != before)
+      p = ctx.finish(std::move(blocks), p.algorithm);
+    else
+      p.blocks = std::move(blocks);
+  }
   if (cache) cache->insert(key, program.size(), p, layout);
   return p;
 }

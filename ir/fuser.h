@@ -31,6 +31,12 @@ struct FuserOptions {
   // (unintrusive, greedy, optimal): however good its partition, the search would cost more
   // time (~1-2 us per instruction) than the memory traffic it could save. 0 = never.
   int64_t search_min_bytes = 8192;
+  // In a flush of fewer than kSplitMaxBytes bytes per instruction (where compiling a block's
+  // kernel costs more than running it), a block of more than this many instructions is cut
+  // into pieces of at most this many along the period of its instructions (split_blocks.h), so
+  // the pieces of a loop share one kernel and no kernel takes long to compile. 0 = never.
+  int64_t split_block_size = 128;
+  static constexpr int64_t kSplitMaxBytes = int64_t(1) << 20;
 
   // The [fuser] section of a config; names are checked against the registries (UserError
   // naming the key, where its value came from, and the valid names).
@@ -47,6 +53,7 @@ struct FuseInfo {
   std::array<uint64_t, 2> layout{};                // MergeCache::layout(program)
   std::vector<Base*> bases;                        // in the key's order (MergeCache::write_key)
   bool small = false; // partitioned by linear: too few bytes per instruction for the search
+  bool split = false; // long blocks cut (split_block_size)
 };
 
 // Partitions the program into fused blocks with the chosen algorithm and cost model (`linear`

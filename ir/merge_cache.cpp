@@ -160,7 +160,7 @@ private:
 
 void MergeCache::write_key(const Program& program, const FuserOptions& options, std::string& out,
                            Layout* layout, std::vector<Base*>* bases) {
-  size_t bound = 32 + options.algorithm.size() + options.cost_model.size();
+  size_t bound = 40 + options.algorithm.size() + options.cost_model.size();
   size_t operands = 0;
   for (const Instruction& ins : program.instrs) {
     bound += 3 + 8;
@@ -173,10 +173,11 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   }
   out.resize(bound);
   KeyWriter k(out);
-  k.put<uint32_t>(0x334b5348); // "HSK3"
+  k.put<uint32_t>(0x344b5348); // "HSK4"
   k.text(options.algorithm);
   k.text(options.cost_model);
   k.put<int64_t>(options.algorithm == "optimal" ? options.optimal_budget : 0);
+  k.put<int64_t>(options.split_block_size);
   k.put<uint32_t>(uint32_t(program.instrs.size()));
   // Bases, distinct views and shapes are numbered by first appearance: the key keeps which
   // operands share a base, are the same view or have the same shape, not the numbers. The

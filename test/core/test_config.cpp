@@ -207,7 +207,8 @@ TEST_CASE("bad values name the key, the value and where it came from") {
   CHECK(with_env("HASSIUM_FUSER_ALGORTHM", "greedy") ==
         "unknown env HASSIUM_FUSER_ALGORTHM: no such key in [fuser]; valid: "
         "HASSIUM_FUSER_ALGORITHM, HASSIUM_FUSER_COST_MODEL, HASSIUM_FUSER_CACHE, "
-        "HASSIUM_FUSER_CACHE_DIR, HASSIUM_FUSER_OPTIMAL_BUDGET, HASSIUM_FUSER_SEARCH_MIN_BYTES");
+        "HASSIUM_FUSER_CACHE_DIR, HASSIUM_FUSER_OPTIMAL_BUDGET, HASSIUM_FUSER_SEARCH_MIN_BYTES, "
+        "HASSIUM_FUSER_SPLIT_BLOCK_SIZE");
 
   auto with_file = [&](std::string text) {
     return user_error([&] { Config::from_text(text, "/etc/h.ini", home); });
