@@ -55,16 +55,13 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
     o.algorithm = "linear";
     algorithm = &find_algorithm("linear");
   }
-  const bool split =
-      options.split_block_size > 0 && small_program(program, FuserOptions::kSplitMaxBytes);
-  if (!split) o.split_block_size = 0;
+  const bool split = options.split_block_size > 0;
   thread_local std::string key;
   std::optional<Partition> hit;
   MergeCache::Layout layout{}, stored{};
   if (info) {
     *info = FuseInfo{};
     info->small = small;
-    info->split = split;
   }
   if (cache) {
     std::shared_ptr<PartitionAttachment> attachment;
@@ -97,11 +94,14 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
   Partition p = algorithm->run(ctx);
   if (split) {
     const size_t before = p.blocks.size();
-    auto blocks = split_long_blocks(program, std::move(p.blocks), size_t(o.split_block_size));
-    if (blocks.size() != before)
+    auto blocks = split_long_blocks(program, std::move(p.blocks), size_t(o.split_block_size),
+                                    FuserOptions::kSplitMaxBytes);
+    if (blocks.size() != before) {
       p = ctx.finish(std::move(blocks), p.algorithm);
-    else
+      if (info) info->split = true;
+    } else {
       p.blocks = std::move(blocks);
+    }
   }
   if (cache) cache->insert(key, program.size(), p, layout);
   return p;

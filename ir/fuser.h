@@ -31,11 +31,11 @@ struct FuserOptions {
   // (unintrusive, greedy, optimal): however good its partition, the search would cost more
   // time (~1-2 us per instruction) than the memory traffic it could save. 0 = never.
   int64_t search_min_bytes = 8192;
-  // In a flush of fewer than kSplitMaxBytes bytes per instruction (where compiling a block's
-  // kernel costs far more than running it, and a cut next to nothing: at 1 MiB, lbm_d3q19's
-  // 32^3 blocks ran 15% slower cut), a block of more than this many instructions is cut
-  // into pieces of at most this many along the period of its instructions (split_blocks.h), so
-  // the pieces of a loop share one kernel and no kernel takes long to compile. 0 = never.
+  // A block of more than this many instructions, and fewer than kSplitMaxBytes bytes per
+  // instruction (where compiling its kernel costs far more than running it, and a cut next to
+  // nothing: at 1 MiB, lbm_d3q19's 32^3 blocks ran 15% slower cut), is cut into pieces of at
+  // most this many along the period of its instructions (split_blocks.h), so the pieces of a
+  // loop share a few kernels and no kernel takes long to compile. 0 = never.
   int64_t split_block_size = 128;
   static constexpr int64_t kSplitMaxBytes = int64_t(1) << 16;
 
@@ -54,7 +54,7 @@ struct FuseInfo {
   std::array<uint64_t, 2> layout{};                // MergeCache::layout(program)
   std::vector<Base*> bases;                        // in the key's order (MergeCache::write_key)
   bool small = false; // partitioned by linear: too few bytes per instruction for the search
-  bool split = false; // long blocks cut (split_block_size)
+  bool split = false; // some long block cut (split_block_size); a cache hit says nothing
 };
 
 // Partitions the program into fused blocks with the chosen algorithm and cost model (`linear`

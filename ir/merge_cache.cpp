@@ -196,11 +196,16 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   shapes.reset(operands);
   words.clear();
   if (bases) bases->clear();
+  double bytes = 0; // of the compute instructions' views, for the size class
+  size_t compute = 0;
   for (const Instruction& ins : program.instrs) {
+    const bool system = ins.is_system();
+    compute += !system;
     k.put<uint16_t>(uint16_t(ins.op));
     k.put<uint8_t>(uint8_t(ins.operands.size()));
     for (const Operand& opnd : ins.operands) {
       if (const View* v = std::get_if<View>(&opnd)) {
+        if (!system) bytes += double(v->size()) * double(dtype_size(v->dtype()));
         bool fresh;
         k.put<uint8_t>('V');
         k.put<uint32_t>(ids.insert(v->base.get(), fresh));
@@ -232,6 +237,13 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
     if (ins.info().rule == SigRule::REDUCE && ins.operands.size() > 2 && ins.is_constant(2))
       k.put<int64_t>(ins.axis());
   }
+  // The size class: which power of 16 the bytes per compute instruction are in. A partition
+  // depends on the data's size (fuse() cuts blocks of small data, algorithms weigh bytes), so
+  // programs of one structure but sizes far apart get entries of their own.
+  int size_class = 0;
+  for (double b = compute ? bytes / double(compute) : 0; b >= 16 && size_class < 255; b /= 16)
+    ++size_class;
+  k.put<uint8_t>(uint8_t(size_class));
   out.resize(k.size());
   if (layout) {
     XXH128_hash_t h = XXH3_128bits(words.data(), words.size() * sizeof(int64_t));

@@ -25,6 +25,12 @@ TEST_CASE("sequence_period finds a loop body, after a prologue, at its canonical
   Periodic after = sequence_period(V{9, 9, 7, 2, 3, 1, 2, 3, 1, 2, 3, 1}, 4);
   CHECK(after.period == 3);
   CHECK(after.start == 5); // loop from 3, canonical phase at the next 1
+  // The longest repeating stretch, wherever it is.
+  Periodic middle = sequence_period(V{9, 1, 2, 1, 2, 1, 2, 1, 2, 8, 7, 1, 2}, 4);
+  CHECK(middle.period == 2);
+  CHECK(middle.begin == 1);
+  CHECK(middle.start == 1);
+  CHECK(middle.end == 9);
   // Not two whole periods within max_period: none.
   CHECK(sequence_period(V{1, 2, 3, 4, 1, 2, 3}, 4).period == 0);
   CHECK(sequence_period(V{1, 2, 3, 1, 2, 3}, 2).period == 0);
@@ -67,7 +73,7 @@ TEST_CASE("every piece of every algorithm's blocks is legal (random programs)") 
     for (const auto& entry : algorithm_registry()) {
       Partition part = entry.run(ctx);
       for (size_t max : {1, 2, 3}) {
-        auto pieces = split_long_blocks(p, part.blocks, max);
+        auto pieces = split_long_blocks(p, part.blocks, max, 1e30);
         INFO("program " << k << ", " << entry.name << ", pieces of " << max);
         REQUIRE(ref.check(pieces) == "");
         for (const auto& b : pieces) REQUIRE(compute_count(p, b) <= max);
@@ -82,7 +88,7 @@ TEST_CASE("a loop's pieces are whole iterations, few kinds however long the loop
     FusionContext ctx(p, "bohrium");
     Partition whole = linear_partition(ctx);
     REQUIRE(whole.blocks.size() == 1);
-    auto pieces = split_long_blocks(p, whole.blocks, 32);
+    auto pieces = split_long_blocks(p, whole.blocks, 32, 1e30);
     test::Reference ref(p);
     REQUIRE(ref.check(pieces) == "");
     // The prologue's RANGE and the loop's first, partial body; then whole bodies (3 compute
@@ -95,6 +101,31 @@ TEST_CASE("a loop's pieces are whole iterations, few kinds however long the loop
     CHECK(kinds.size() <= 6);
     for (size_t s : kinds) CHECK(s <= 32);
   }
+}
+
+TEST_CASE("two loops in one block are each cut along their own period") {
+  // Loop A (3-instruction body) 50 times, two other instructions, loop A's body again 50 times
+  // over another array: one block of 302 compute instructions.
+  std::string text = ".base X float64 5100\n.base Y float64 5100\n.base Z float64 100\n";
+  auto loop = [&](const std::string& a) {
+    for (int j = 1; j <= 50; ++j) {
+      auto row = [&](int r) { return a + "{" + std::to_string(r * 100) + ";100;1}"; };
+      text += "MULTIPLY Z, " + row(j - 1) + ", 2\nADD Z, Z, 1\nIDENTITY " + row(j) + ", Z\n";
+    }
+  };
+  loop("X");
+  text += "SQRT Z, X{0;100;1}\nNEGATIVE Y{0;100;1}, Z\n";
+  loop("Y");
+  Program p = parse_program(text + "SYNC X\nSYNC Y\n");
+  std::vector<size_t> all(p.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  auto pieces = split_long_blocks(p, {all}, 32, 1e30);
+  std::multiset<size_t> sizes;
+  for (const auto& b : pieces) sizes.insert(compute_count(p, b));
+  // Each loop: its canonical start within the first body, then pieces of 10 bodies: at least
+  // four per loop; nothing longer than 32.
+  CHECK(sizes.count(30) >= 8);
+  CHECK(*sizes.rbegin() <= 32);
 }
 
 TEST_CASE("fuse cuts long blocks only in flushes of little data") {
