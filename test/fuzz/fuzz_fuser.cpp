@@ -31,6 +31,7 @@
 #include "ir/fuser.h"
 #include "ir/merge_cache.h"
 #include "ir/printer.h"
+#include "ir/split_blocks.h"
 #include "reference_fusion.h"
 
 using namespace hassium;
@@ -100,6 +101,14 @@ public:
       }
     }
     check_monotone(ctx.model(), parts[checks_ % parts.size()], checks_ / 8);
+    // Cutting a partition's blocks into pieces (split_blocks.h) keeps it legal: pieces of at
+    // most 1..4 compute instructions (from the input), at any data size.
+    const Partition& cut = parts[(checks_ / 4) % parts.size()];
+    const size_t max_piece = 1 + checks_ % 4;
+    std::string err = ref.check(split_long_blocks(p_, cut.blocks, max_piece, 1e300));
+    if (!err.empty())
+      fail(cut.algorithm + " " + blocks_text(cut.blocks) + " cut into pieces of " +
+           std::to_string(max_piece) + ": " + err);
     if (checks_ & 0x80) check_fuse();
   }
 
