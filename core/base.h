@@ -33,6 +33,10 @@ struct Base {
   // Set when a SYNC has executed and `data` holds the base's values for the frontend; cleared
   // when a later block writes the base.
   bool synced = false;
+  // Writes recorded to this base by the Python frontend (bridge/python/session.cpp record()):
+  // a lazy boolean-mask selection (hassium/_masked.py) is assigned back under its mask only
+  // while its mask's base has not been written since.
+  uint64_t generation = 0;
 
   int64_t nbytes() const { return nelem * dtype_size(dtype); }
   // Forgets the memory (FREE): the allocation goes back to its pool, a foreign owner to the

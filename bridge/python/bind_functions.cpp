@@ -6,6 +6,7 @@
 #include "bridge/python/bindings.h"
 #include "bridge/python/convert.h"
 #include "bridge/python/errors.h"
+#include "bridge/python/indexing.h"
 #include "bridge/python/ufunc.h"
 #include "core/config.h"
 
@@ -129,6 +130,16 @@ void bind_functions(py::module_& m) {
                           pybind11::arg("reanchored") = s.reanchored);
   });
   m.def("_set_shutting_down", &set_shutting_down);
+  m.def("_set_masked_type", &set_masked_type);
+  // The real or imaginary part of a complex array, as a new lazy array (REAL / IMAG).
+  m.def("_complex_part", [](const Array& a, bool imag) {
+    Array out = new_array(a.dtype() == DType::COMPLEX64 ? DType::FLOAT32 : DType::FLOAT64,
+                          a.shape());
+    if (out.size() > 0) record(imag ? Opcode::IMAG : Opcode::REAL, {out.view, a.view});
+    out.scalar = a.scalar;
+    return wrap(std::move(out));
+  });
+  m.def("_take_mask", [](const Array& a, py::handle mask) { return take_mask(a, mask); });
   m.def(
       "config_value",
       [](const std::string& section, const std::string& key) {

@@ -1,5 +1,6 @@
 // Converting Python objects: operand classification, constants, NumPy arrays both ways.
 #include "bridge/python/convert.h"
+#include "bridge/python/indexing.h"
 
 #include <climits>
 #include <cstring>
@@ -155,6 +156,7 @@ ArgStatus classify(py::handle obj, Arg& out) {
     out.code = kWeakInt;
     return weak_int(obj, out.value) ? ArgStatus::ok : ArgStatus::fallback;
   }
+  if (is_masked_selection(obj)) return classify(materialize(obj), out); // (hassium's x[mask])
   py::array arr;
   if (py::isinstance<py::array>(obj)) {
     arr = py::reinterpret_borrow<py::array>(obj);

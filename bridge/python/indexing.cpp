@@ -591,7 +591,88 @@ void lazy_positions(LazyIndex& li) {
   li.pos_view = li.pos.view;
 }
 
+// NumPy's rule for a[mask] = value with a mask of a's dims: the value has 0 or 1 dims, and one
+// element or one per True element of the mask.
+void check_mask_assignment(py::handle value, int64_t count) {
+  Arg v;
+  int nd = 0;
+  int64_t size = 1;
+  if (classify(value, v) == ArgStatus::ok) {
+    if (v.is_array) {
+      nd = v.array.ndim();
+      size = v.array.size();
+    }
+  } else {
+    py::array arr = np().attr("asarray")(value);
+    nd = int(arr.ndim());
+    size = int64_t(arr.size());
+  }
+  if (nd > 1)
+    raise_type_error("NumPy boolean array indexing assignment requires a 0 or 1-dimensional "
+                     "input, input has " +
+                     std::to_string(nd) + " dimensions");
+  if (nd == 1 && size != count && size != 1)
+    raise_value_error("NumPy boolean array indexing assignment cannot assign " +
+                      std::to_string(size) + " input values to the " + std::to_string(count) +
+                      " output values where the mask is true");
+}
+
+PyObject* g_masked_type = nullptr; // hassium._masked.MaskedSelection (kept for the process)
+
+// A hassium bool array of a's shape (at least one dim, some element) as the whole key: the key
+// of a lazy selection.
+const Array* selection_mask(const Array& a, py::handle key) {
+  if (!g_masked_type || !is_ndarray(key)) return nullptr;
+  const Array& m = array_of(key);
+  if (m.dtype() != DType::BOOL || m.ndim() == 0 || m.shape() != a.shape() || a.size() == 0)
+    return nullptr;
+  return &m;
+}
+
+// a[mask] = selection as one masked assignment, when the selection is still lazy, was taken
+// under this very mask (the same array, not written since) and has a's shape.
+bool assign_selection(const Array& a, py::handle key, py::handle sel) {
+  const Array* m = selection_mask(a, key);
+  if (!m || !sel.attr("_lazy")().cast<bool>()) return false;
+  if (sel.attr("_source").ptr() != key.ptr() ||
+      sel.attr("_generation").cast<uint64_t>() != m->view.base->generation)
+    return false;
+  const Array& full = array_of(sel.attr("_full"));
+  if (full.shape() != a.shape()) return false;
+  const Array& mask = array_of(sel.attr("_mask"));
+  std::vector<Array> temps;
+  View src = full.view;
+  if (full.dtype() != a.dtype()) { // NumPy casts what it assigns
+    temps.push_back(copy_as(src, a.dtype()));
+    src = temps.back().view;
+  }
+  record(Opcode::WHERE, {a.view, mask.view, src, a.view});
+  return true;
+}
+
 } // namespace
+
+void set_masked_type(py::object type) {
+  Py_XDECREF(g_masked_type);
+  g_masked_type = type.release().ptr();
+}
+
+bool is_masked_selection(py::handle obj) {
+  return g_masked_type && reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr())) == g_masked_type;
+}
+
+py::object materialize(py::handle selection) {
+  return selection.attr("_get")();
+}
+
+py::object take_mask(const Array& a, py::handle mask) {
+  bool ell = false;
+  Applied ap = apply_key(a.view, parse_key(mask), ell);
+  Positions p = positions(ap);
+  Array out = new_array(a.dtype(), p.shape);
+  if (out.size() > 0) record(Opcode::GATHER, {out.view, ap.view, p.index.view});
+  return wrap(std::move(out));
+}
 
 py::object getitem(const Array& a, py::handle key) {
   View v;
@@ -610,6 +691,14 @@ py::object getitem(const Array& a, py::handle key) {
     record(Opcode::GATHER, {out.view, li.view, li.pos_view});
     return wrap(std::move(out));
   }
+  // a[mask] with a mask of a's shape: a lazy selection of private copies of a and the mask.
+  if (const Array* m = selection_mask(a, key)) {
+    Array full = copy_as(a.view, a.dtype());
+    Array mask = copy_as(m->view, DType::BOOL);
+    const uint64_t generation = m->view.base->generation;
+    return py::reinterpret_borrow<py::object>(g_masked_type)(
+        wrap(std::move(full)), wrap(std::move(mask)), key, generation);
+  }
   bool ell = false;
   Applied ap = apply_key(a.view, parse_key(key), ell);
   if (ap.adv.empty()) {
@@ -627,6 +716,10 @@ py::object getitem(const Array& a, py::handle key) {
 }
 
 void setitem(const Array& a, py::handle key, py::handle value) {
+  if (is_masked_selection(value)) {
+    if (assign_selection(a, key, value)) return;
+    return setitem(a, key, materialize(value));
+  }
   View target;
   bool element = false;
   if (basic_view(a.view, key.ptr(), target, element)) return assign_basic(target, value);
@@ -648,7 +741,8 @@ void setitem(const Array& a, py::handle key, py::handle value) {
     return;
   }
   std::vector<Item> items = parse_key(key);
-  // a[mask] = scalar with a mask of a's shape: a lazy conditional scatter, no flush.
+  // a[mask] = scalar with a mask of a's shape: a lazy masked assignment, a = where(mask, v, a),
+  // element-wise (it fuses with what computes the mask and what reads a), no flush.
   if (items.size() == 1 && items[0].kind == Item::mask && items[0].lazy_mask &&
       items[0].lazy_mask->shape() == a.shape()) {
     Arg v;
@@ -665,29 +759,26 @@ void setitem(const Array& a, py::handle key, py::handle value) {
         }
         src = broadcast_view(vv, a.shape());
       } else {
-        // COND_SCATTER reads an array: a 0-d one holding the value, broadcast.
-        Scalar c = assigned_constant(v, a.dtype());
-        temps.push_back(new_array(a.dtype(), {}));
-        record_fill(temps.back().view, c);
-        src = broadcast_view(temps.back().view, a.shape());
+        src = assigned_constant(v, a.dtype());
       }
       if (a.size() == 0) return;
-      Array idx = new_array(DType::INT64, a.shape());
-      record(Opcode::RANGE, {idx.view});
       View mask = items[0].lazy_mask->view;
-      if (overlaps(mask, a.view)) {
+      if (overlaps(mask, a.view) && !mask.identical(a.view)) {
         temps.push_back(copy_as(mask, DType::BOOL));
         mask = temps.back().view;
       }
-      record(Opcode::COND_SCATTER, {a.view, src, idx.view, mask});
+      record(Opcode::WHERE, {a.view, mask, src, a.view});
       return;
     }
   }
+  const bool full_mask =
+      items.size() == 1 && items[0].kind == Item::mask && consumed(items[0]) == a.ndim();
   bool ell = false;
   Applied ap = apply_key(a.view, std::move(items), ell);
   std::vector<Array> temps;
   if (ap.adv.empty()) return assign_basic(ap.view, value);
   Positions p = positions(ap);
+  if (full_mask) check_mask_assignment(value, p.shape.empty() ? 1 : p.shape[0]);
   Operand src = assign_source(value, a.dtype(), p.shape, ap.view, temps, true);
   if (p.index.size() == 0) return;
   if (std::holds_alternative<Scalar>(src)) {

@@ -16,4 +16,14 @@ py::object getitem(const Array& a, py::handle key);
 // a[key] = value, with broadcasting and NumPy's copy on overlap.
 void setitem(const Array& a, py::handle key, py::handle value);
 
+// Lazy boolean-mask selections (hassium/_masked.py): a[mask] for a hassium bool mask of a's
+// shape is one of these, and a[mask] = selection under the same, unchanged mask a masked
+// assignment (WHERE), with nothing flushed. The Python module registers the class.
+void set_masked_type(py::object type);
+bool is_masked_selection(py::handle obj);
+// The selection's compressed array (NumPy's a[mask]), materialized once.
+py::object materialize(py::handle selection);
+// a[mask], compressed now (what a selection materializes through).
+py::object take_mask(const Array& a, py::handle mask);
+
 } // namespace hassium::python

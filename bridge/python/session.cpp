@@ -65,6 +65,7 @@ std::vector<Operand> operand_storage(size_t n) {
 void record(Opcode op, std::vector<Operand> operands) {
   Runtime& rt = Runtime::instance();
   Instruction ins(op, std::move(operands));
+  if (!ins.is_system() && ins.is_view(0)) ++ins.out().base->generation;
   const uint64_t sig = FlushPolicy::signature(ins);
   const size_t pending = rt.record(std::move(ins));
   if (g_align < 0) set_align_flushes(Config::global()->get_bool("python", "align_flushes"));

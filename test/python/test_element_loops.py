@@ -77,8 +77,10 @@ def test_element_loops_match_numpy(name):
     np.testing.assert_allclose(np.asarray(args_hs[-1]), args_np[-1], rtol=1e-12, atol=1e-12)
     after = hassium.profile()
     assert after["flushes"] > before["flushes"]
-    # Arrays of 24 elements: every flush of the loop is too small for the greedy search.
-    assert after["small_flushes"] - before["small_flushes"] >= 1
+    # Arrays of 24 elements: every flush of the loop is too small for the greedy search (the
+    # NumPy reference executor of HASSIUM_TEST_BACKEND=reference does not fuse).
+    if os.environ.get("HASSIUM_TEST_BACKEND") != "reference":
+        assert after["small_flushes"] - before["small_flushes"] >= 1
 
 
 def test_element_copies_of_lu_are_forwarded(tmp_path):

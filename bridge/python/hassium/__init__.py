@@ -19,14 +19,17 @@ Where hassium differs from NumPy, on purpose:
     after the next flush;
   - x[idx], x[idx] = v with a hassium integer array idx on the first axis are lazy: an index out
     of bounds is NumPy's IndexError raised at the flush that computes them (at the latest when
-    the result is read), and a failing x[idx] = v may have written the elements before it.
+    the result is read), and a failing x[idx] = v may have written the elements before it;
+  - x[mask] with a hassium boolean mask of x's shape is a lazy selection (hassium._masked): not
+    a hassium.ndarray until something needs its length, so that `x[mask] += q` and
+    `z[m] = z[m] ** 2 + c[m]` run as masked, fused updates (no nonzero, no flush).
 """
 
 import numpy as _np
 
 from . import _hassium
 from ._hassium import flush, ndarray, profile, ufunc
-from . import _fallback, _methods  # noqa: F401  (_methods completes the ndarray class)
+from . import _fallback, _masked, _methods  # noqa: F401  (_methods completes the ndarray class)
 from ._fallback import FallbackWarning
 from ._creation import (arange, array, asanyarray, asarray, ascontiguousarray, copy, empty,
                         empty_like, eye, full, full_like, identity, linspace, ones, ones_like, zeros,

@@ -5,7 +5,7 @@ import operator
 
 import numpy as _np
 
-from . import _fallback, _hassium
+from . import _fallback, _hassium, _masked
 
 ndarray = _hassium.ndarray
 _uf = _hassium.ufuncs
@@ -45,6 +45,8 @@ def _wrap_fresh(arr):
 
 
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
+    if type(object) is _masked.MaskedSelection:
+        object = object._get()
     if isinstance(object, ndarray):
         res = object
         if dtype is not None and _np.dtype(dtype) != object.dtype:
@@ -61,6 +63,8 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
 
 
 def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    if type(a) is _masked.MaskedSelection:
+        a = a._get()
     if isinstance(a, ndarray):
         if dtype is not None and _np.dtype(dtype) != a.dtype:
             return a.astype(dtype)

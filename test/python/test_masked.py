@@ -1,0 +1,169 @@
+"""x[mask] with a hassium boolean mask of x's shape: a lazy selection (hassium/_masked.py).
+
+Every idiom is checked against NumPy: masked updates (`u[m] += q`, `z[m] = z[m] ** 2 + c[m]`,
+`u[m] = v[m]`) run with no flush until the data is read; everything else a user does with x[mask]
+(shape, len, printing, methods, functions, another mask, a mask changed meanwhile, integer
+division) gives NumPy's result and NumPy's errors."""
+import numpy as np
+import pytest
+
+import hassium
+from hassium._masked import MaskedSelection
+
+
+def pair(a):
+    return a.copy(), hassium.asarray(a.copy())
+
+
+@pytest.fixture
+def no_threshold_flush():
+    """Flushes only where data is needed (the threshold would flush long loops anyway)."""
+    old = hassium._hassium.flush_threshold()
+    hassium._hassium.set_flush_threshold(10**9)
+    yield
+    hassium._hassium.set_flush_threshold(old)
+
+
+def check(h, n):
+    np.testing.assert_array_equal(np.asarray(h), n)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "complex128"])
+def test_masked_updates_match_numpy_without_a_flush(dtype, no_threshold_flush):
+    rng = np.random.default_rng(1)
+    base = (rng.random((40, 30)) * 10).astype(dtype)
+    un, uh = pair(base)
+    hassium.flush()
+    before = hassium.profile()["flushes"]
+    for k in range(12):
+        mn, mh = un.real > 4, uh.real > 4
+        nn, nh = ~mn, ~mh
+        un[mn] += 3
+        uh[mh] += 3
+        un[mn] *= 2
+        uh[mh] *= 2
+        un[mn] -= k
+        uh[mh] -= k
+        un[nn] = un[nn] + 1
+        uh[nh] = uh[nh] + 1
+    # nothing needed the data yet: the one flush is profile()'s own
+    assert hassium.profile()["flushes"] == before + 1
+    check(uh, un)
+
+
+def test_mandelbrot_update(no_threshold_flush):
+    def mandel(xp, n=48, maxiter=25):
+        X = xp.linspace(-2, 1, n)
+        Y = xp.linspace(-1.5, 1.5, n)
+        C = X + Y[:, None] * 1j
+        N = xp.zeros(C.shape, dtype=xp.int64)
+        Z = xp.zeros(C.shape, dtype=xp.complex128)
+        for k in range(maxiter):
+            I = xp.less(abs(Z), 2.0)
+            N[I] = k
+            Z[I] = Z[I] ** 2 + C[I]
+        N[N == maxiter - 1] = 0
+        return Z, N
+
+    Zn, Nn = mandel(np)
+    hassium.flush()
+    before = hassium.profile()["flushes"]
+    Zh, Nh = mandel(hassium)
+    assert hassium.profile()["flushes"] == before + 1  # profile()'s own
+    check(Nh, Nn)
+    # (z * z rounds differently in a fused kernel; 25 chaotic steps make it 1e-12)
+    np.testing.assert_allclose(np.asarray(Zh), Zn, rtol=1e-9)
+
+
+def test_assignment_between_arrays_and_casts():
+    rng = np.random.default_rng(2)
+    a = rng.random(50)
+    vn, vh = pair(a * 100)
+    un, uh = pair(np.zeros(50, dtype=np.int32))
+    mn, mh = a > 0.5, hassium.asarray(a) > 0.5
+    un[mn] = vn[mn]  # float into int32: NumPy truncates
+    uh[mh] = vh[mh]
+    check(uh, un)
+    un[mn] = -vn[mn] * 2 + 1
+    uh[mh] = -vh[mh] * 2 + 1
+    check(uh, un)
+    wn, wh = pair(np.arange(50.0))
+    wn[mn] = (wn[mn] > 20) * 5.0  # a comparison of a selection stays a selection
+    wh[mh] = (wh[mh] > 20) * 5.0
+    check(wh, wn)
+
+
+def test_a_selection_is_a_copy_and_answers_like_numpy():
+    xn, xh = pair(np.arange(12.0).reshape(3, 4))
+    mn, mh = xn % 3 == 0, xh % 3 == 0
+    sn, sh = xn[mn], xh[mh]
+    assert type(sh) is MaskedSelection
+    xn[...] = -1
+    xh[...] = -1
+    assert sh.shape == sn.shape and len(sh) == len(sn) and sh.dtype == sn.dtype
+    check(sh, sn)
+    assert repr(sh) == repr(hassium.asarray(sn))
+    assert str(sh) == str(sn)
+    assert float(sh.sum()) == sn.sum() and float(hassium.sum(sh)) == sn.sum()
+    check(hassium.sqrt(sh), np.sqrt(sn))
+    check(sh + hassium.asarray(sn), sn + sn)  # with an array of its length: materialized
+    check(hassium.asarray(sn) * sh, sn * sn)
+    assert [float(v) for v in sh] == list(sn)
+    check(sh[1:], sn[1:])
+    assert float(sh[0]) == sn[0]
+    check(sh @ hassium.asarray(sn), sn @ sn)
+    sh2 = xh[mh]
+    sh2[0] = 99  # writes the selection's own copy
+    assert float(np.asarray(xh).max()) == -1
+
+
+def test_integer_division_materializes_and_matches_numpy():
+    un, uh = pair(np.arange(-10, 10))
+    mn, mh = un != 0, uh != 0
+    np.testing.assert_array_equal(np.asarray(uh[mh] // 3), un[mn] // 3)
+    np.testing.assert_array_equal(np.asarray(7 % uh[mh]), 7 % un[mn])
+    np.testing.assert_array_equal(np.asarray(uh[mh] / 2), un[mn] / 2)
+    un[mn] //= 2
+    sh = uh[mh]
+    sh //= 2
+    uh[mh] = sh
+    check(uh, un)
+
+
+def test_other_masks_and_changed_masks_follow_numpy():
+    un, uh = pair(np.arange(10.0))
+    m1n, m1h = un > 4, uh > 4
+    m2n, m2h = un < 3, uh < 3
+    # values selected under one mask, assigned under another of the same count
+    un[m2n] = (un[m1n] * 0)[:3]
+    uh[m2h] = (uh[m1h] * 0)[:3]
+    check(uh, un)
+    vn, vh = pair(np.arange(10.0))
+    mn, mh = vn > 6, vh > 6
+    sn, sh = vn[mn], vh[mh]
+    mn[0] = True  # the mask changes after the selection: a count mismatch, NumPy's error
+    mh[0] = True
+    with pytest.raises(ValueError) as en:
+        vn[mn] = sn
+    with pytest.raises(ValueError) as eh:
+        vh[mh] = sh
+    assert str(eh.value) == str(en.value)
+    with pytest.raises(ValueError):
+        _ = vh[mh] + vh[vh > 7]  # selections of different lengths (4 and 2)
+    for value in (np.ones((2, 2)), np.arange(3.0)):  # NumPy's rules for a[mask] = value
+        with pytest.raises((TypeError, ValueError)) as en:
+            vn[mn] = value
+        with pytest.raises(type(en.value)) as eh:
+            vh[mh] = hassium.asarray(value)
+        assert str(eh.value) == str(en.value)
+
+
+def test_in_place_type_errors_are_numpys():
+    un, uh = pair(np.arange(6))
+    mn, mh = un > 2, uh > 2
+    sn, sh = un[mn], uh[mh]
+    with pytest.raises(TypeError) as en:  # numpy's UFuncTypeError
+        sn += 1.5
+    with pytest.raises(TypeError) as eh:
+        sh += 1.5
+    assert str(eh.value) == str(en.value)
