@@ -131,10 +131,12 @@ void bind_functions(py::module_& m) {
   });
   m.def("_set_shutting_down", &set_shutting_down);
   m.def("_set_masked_type", &set_masked_type);
+  // Writes recorded to the array's base so far (Base::generation).
+  m.def("_generation", [](const Array& a) { return a.view.base->generation; });
   // The real or imaginary part of a complex array, as a new lazy array (REAL / IMAG).
   m.def("_complex_part", [](const Array& a, bool imag) {
-    Array out = new_array(a.dtype() == DType::COMPLEX64 ? DType::FLOAT32 : DType::FLOAT64,
-                          a.shape());
+    Array out =
+        new_array(a.dtype() == DType::COMPLEX64 ? DType::FLOAT32 : DType::FLOAT64, a.shape());
     if (out.size() > 0) record(imag ? Opcode::IMAG : Opcode::REAL, {out.view, a.view});
     out.scalar = a.scalar;
     return wrap(std::move(out));

@@ -696,8 +696,10 @@ py::object getitem(const Array& a, py::handle key) {
     Array full = copy_as(a.view, a.dtype());
     Array mask = copy_as(m->view, DType::BOOL);
     const uint64_t generation = m->view.base->generation;
+    const uint64_t a_generation = a.view.base->generation;
     return py::reinterpret_borrow<py::object>(g_masked_type)(
-        wrap(std::move(full)), wrap(std::move(mask)), key, generation);
+        wrap(std::move(full)), wrap(std::move(mask)), key, generation, wrap(view_of(a, a.view)),
+        a_generation);
   }
   bool ell = false;
   Applied ap = apply_key(a.view, parse_key(key), ell);

@@ -167,3 +167,44 @@ def test_in_place_type_errors_are_numpys():
     with pytest.raises(TypeError) as eh:
         sh += 1.5
     assert str(eh.value) == str(en.value)
+
+
+def test_sum_and_mean_of_a_selection_stay_lazy(no_threshold_flush):
+    rng = np.random.default_rng(5)
+    for dtype in ("float64", "float32", "int32", "bool", "complex128"):
+        a = (rng.random(300) * 10).astype(dtype)
+        xn, xh = pair(a)
+        mn, mh = rng.random(300) > 0.6, None
+        mh = hassium.asarray(mn)
+        hassium.flush()
+        before = hassium.profile()["flushes"]
+        sh, mean_h = xh[mh].sum(), xh[mh].mean()
+        assert hassium.profile()["flushes"] == before + 1  # profile()'s own
+        sn, mean_n = xn[mn].sum(), xn[mn].mean()
+        assert sh.dtype == sn.dtype and mean_h.dtype == mean_n.dtype, dtype
+        np.testing.assert_allclose(np.asarray(sh), sn, rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(mean_h), mean_n, rtol=1e-6)
+    # azimint_naive's loop: NumPy's values
+    data, radius = rng.random(5000), rng.random(5000)
+    res = {}
+    for xp in (np, hassium):
+        d, r = xp.asarray(data), xp.asarray(radius)
+        out = xp.zeros(20)
+        for i in range(20):
+            m = xp.logical_and(i / 20 <= r, r < (i + 1) / 20)
+            out[i] = d[m].mean()
+        res[xp.__name__] = np.asarray(out)
+    np.testing.assert_allclose(res["hassium"], res["numpy"], rtol=1e-12)
+    assert np.isnan(np.asarray(hassium.asarray(data)[hassium.asarray(radius) > 2].mean()))
+
+
+def test_a_selection_compresses_its_source_while_unchanged():
+    xn, xh = pair(np.arange(20.0))
+    mh = xh > 12
+    s1 = xh[mh]
+    assert s1._x is not None
+    check(s1, xn[xn > 12])  # compressed from x itself
+    s2 = xh[mh]
+    xh[0] = 100.0  # x written after the selection: its copy answers
+    check(s2, xn[xn > 12])
+    assert float(np.asarray(xh)[0]) == 100.0

@@ -63,6 +63,23 @@ TEST_CASE("MATMUL: float and complex through BLAS on every layout", "[ve][cpu][m
   check_matmul<double>(DType::FLOAT64, 1, 5, 1, Kind::ROW_MAJOR, Kind::TRANSPOSED, Kind::ROW_MAJOR);
 }
 
+TEST_CASE("MATMUL: one row or one column (gemv) on every layout", "[ve][cpu][matmul]") {
+  const Kind kinds[] = {Kind::ROW_MAJOR, Kind::TRANSPOSED, Kind::STRIDED, Kind::REVERSED};
+  for (Kind ka : kinds)
+    for (Kind kb : kinds)
+      for (Kind ko : kinds) {
+        check_matmul<double>(DType::FLOAT64, 1, 7, 5, ka, kb, ko); // x^T B
+        check_matmul<double>(DType::FLOAT64, 6, 7, 1, ka, kb, ko); // A x
+        check_matmul<float>(DType::FLOAT32, 1, 4, 1, ka, kb, ko);  // a dot product
+      }
+  check_matmul<std::complex<double>>(DType::COMPLEX128, 1, 4, 5, Kind::TRANSPOSED, Kind::STRIDED,
+                                     Kind::ROW_MAJOR);
+  check_matmul<std::complex<float>>(DType::COMPLEX64, 6, 3, 1, Kind::STRIDED, Kind::REVERSED,
+                                    Kind::TRANSPOSED);
+  check_matmul<double>(DType::FLOAT64, 1, 300, 200, Kind::ROW_MAJOR, Kind::TRANSPOSED,
+                       Kind::ROW_MAJOR);
+}
+
 TEST_CASE("MATMUL: integers wrap around, an empty inner dimension gives zeros",
           "[ve][cpu][matmul]") {
   check_matmul<int64_t>(DType::INT64, 4, 5, 6, Kind::ROW_MAJOR, Kind::REVERSED, Kind::TRANSPOSED);

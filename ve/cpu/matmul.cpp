@@ -42,6 +42,60 @@ template <typename T> Matrix as_blas(const View& v, std::vector<T>& copy) {
   return {copy.data(), false, std::max<int64_t>(cols, 1)};
 }
 
+// cblas_?gemv for T: y = op(A) x, A row-major (rows x cols, leading dimension ld).
+template <typename T>
+void blas_gemv(bool trans, int64_t rows, int64_t cols, const T* A, int64_t ld, const T* x,
+               int64_t incx, T* y, int64_t incy) {
+  const auto t = trans ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_sgemv(CblasRowMajor, t, int(rows), int(cols), 1.0f, A, int(ld), x, int(incx), 0.0f, y,
+                int(incy));
+  } else if constexpr (std::is_same_v<T, double>) {
+    cblas_dgemv(CblasRowMajor, t, int(rows), int(cols), 1.0, A, int(ld), x, int(incx), 0.0, y,
+                int(incy));
+  } else {
+    const T one(1), zero(0);
+    if constexpr (std::is_same_v<T, std::complex<float>>)
+      cblas_cgemv(CblasRowMajor, t, int(rows), int(cols), &one, A, int(ld), x, int(incx), &zero, y,
+                  int(incy));
+    else
+      cblas_zgemv(CblasRowMajor, t, int(rows), int(cols), &one, A, int(ld), x, int(incx), &zero, y,
+                  int(incy));
+  }
+}
+
+// A product with one row (m = 1: x^T B) or one column (n = 1: A x) as a matrix-vector product:
+// BLAS's gemm of one row or column packs the matrix for a product it then runs at vector speed
+// (several times slower than gemv, and NumPy calls gemv there). `result` as gemm() has it, its
+// elements `inc` apart. False when the vector's stride does not suit BLAS (not positive).
+template <typename T>
+bool matrix_vector(const View& a, const View& b, int64_t m, int64_t n, T* result, int64_t inc) {
+  std::vector<T> copy;
+  if (n == 1) { // y = A x, x the column b
+    const int64_t incx = b.shape[0] == 1 ? 1 : b.stride[0];
+    if (incx <= 0) return false;
+    Matrix A = as_blas<T>(a, copy);
+    const T* x = static_cast<const T*>(b.base->data) + b.offset;
+    const T* data = static_cast<const T*>(A.data);
+    if (A.transposed) // stored as the (k x m) transpose
+      blas_gemv<T>(true, a.shape[1], m, data, A.ld, x, incx, result, inc);
+    else
+      blas_gemv<T>(false, m, a.shape[1], data, A.ld, x, incx, result, inc);
+    return true;
+  }
+  // m == 1: y^T = x^T B, x the row a: y = B^T x
+  const int64_t incx = a.shape[1] == 1 ? 1 : a.stride[1];
+  if (incx <= 0) return false;
+  Matrix B = as_blas<T>(b, copy);
+  const T* x = static_cast<const T*>(a.base->data) + a.offset;
+  const T* data = static_cast<const T*>(B.data);
+  if (B.transposed) // stored as the (n x k) transpose: y = S x
+    blas_gemv<T>(false, n, b.shape[0], data, B.ld, x, incx, result, inc);
+  else
+    blas_gemv<T>(true, b.shape[0], n, data, B.ld, x, incx, result, inc);
+  return true;
+}
+
 template <typename T> void gemm(const View& out, const View& a, const View& b) {
   const int64_t m = out.shape[0], n = out.shape[1], k = a.shape[1];
   // BLAS writes straight into the output when it is row-major with unit column stride and
@@ -51,6 +105,16 @@ template <typename T> void gemm(const View& out, const View& a, const View& b) {
                       !overlaps(out, b);
   std::vector<T> ca, cb, temp(direct ? 0 : size_t(m * n));
   T* result = direct ? static_cast<T*>(out.base->data) + out.offset : temp.data();
+  if (k > 0 && (m == 1 || n == 1)) {
+    // The result's elements lie `inc` apart: along the one column (n = 1) or the one row.
+    const int64_t inc = !direct ? 1 : n == 1 ? (m == 1 ? 1 : out.stride[0]) : out.stride[1];
+    if (inc > 0 && matrix_vector<T>(a, b, m, n, result, inc)) {
+      if (!direct)
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) at<T>(out, i, j) = result[size_t(i * n + j)];
+      return;
+    }
+  }
   Matrix A = as_blas<T>(a, ca), B = as_blas<T>(b, cb);
   auto ta = A.transposed ? CblasTrans : CblasNoTrans;
   auto tb = B.transposed ? CblasTrans : CblasNoTrans;

@@ -33,13 +33,15 @@ def _is_scalar(x):
 class MaskedSelection:
     """x[mask] for a hassium boolean mask of x's shape, lazily (see the module's text)."""
 
-    __slots__ = ("_full", "_mask", "_source", "_generation", "_value")
+    __slots__ = ("_full", "_mask", "_source", "_generation", "_x", "_x_generation", "_value")
 
-    def __init__(self, full, mask, source, generation):
+    def __init__(self, full, mask, source, generation, x=None, x_generation=0):
         self._full = full  # a private full-shape array: x's values (then updated in place)
         self._mask = mask  # a private copy of the mask
         self._source = source  # the mask array the user indexed with
         self._generation = generation  # writes recorded to its base at that time
+        self._x = x  # x itself, while `full` is its untouched copy
+        self._x_generation = x_generation
         self._value = None  # the compressed array, once materialized
 
     # -- what setitem and the other selections ask --------------------------------------------
@@ -54,8 +56,16 @@ class MaskedSelection:
     def _get(self):
         """The compressed array (NumPy's x[mask]), computed once."""
         if self._value is None:
-            self._value = _hassium._take_mask(self._full, self._mask)
-            self._full = None
+            x = self._x
+            if (x is not None and _hassium._generation(x) == self._x_generation
+                    and _hassium._generation(self._source) == self._generation):
+                # x and the mask as they were: compress them, not the copies (which go first, so
+                # that their copying, FREEd in the same flush, is dead)
+                self._full = self._mask = None
+                self._value = _hassium._take_mask(x, self._source)
+            else:
+                self._value = _hassium._take_mask(self._full, self._mask)
+            self._full = self._x = None
         return self._value
 
     # -- arithmetic that stays lazy --------------------------------------------------------------
@@ -77,10 +87,12 @@ class MaskedSelection:
         if self._value is None and (not floating_only or self._full.dtype.kind in _FLOATING):
             if _is_scalar(other):
                 self._full = op(self._full, other)
+                self._x = None  # full is no longer x's copy
                 return self
             if (type(other) is MaskedSelection and other._value is None
                     and self._same_mask(other)):
                 self._full = op(self._full, other._full)
+                self._x = None
                 return self
         o = other._get() if type(other) is MaskedSelection else other
         self._value = op(self._get(), o)  # in place: the same array
@@ -90,6 +102,32 @@ class MaskedSelection:
         if self._value is None:
             return MaskedSelection(op(self._full), self._mask, self._source, self._generation)
         return op(self._value)
+
+    # -- reductions that stay lazy: over the full shape, the unselected elements as zeros ---------
+
+    def _zeroed(self):
+        zero = False if self._full.dtype.kind == "b" else 0
+        return _hassium.where(self._mask, self._full, zero)
+
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False, initial=_np._NoValue,
+            where=True):
+        if (self._value is None and axis in (None, 0, -1) and out is None and not keepdims
+                and initial is _np._NoValue and where is True):
+            return self._zeroed().sum(dtype=dtype)
+        return self._get().sum(axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                               initial=initial, where=where)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+        """NumPy's mean of the selected elements (nan for none: NumPy also warns "Mean of empty
+        slice", which a lazy count cannot know to do)."""
+        if (self._value is None and axis in (None, 0, -1) and dtype is None and out is None
+                and not keepdims and where is True):
+            kind = self._full.dtype.kind
+            s = self._zeroed().sum(dtype="float64" if kind in "biu" else None)
+            n = self._mask.sum().astype(s.dtype)
+            res = _hassium.ufuncs["divide"](s, n)
+            return _hassium.as_scalar(res)
+        return self._get().mean(axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
 
     # -- everything else: the materialized array --------------------------------------------------
 
