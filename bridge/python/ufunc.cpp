@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "bridge/python/errors.h"
+#include "bridge/python/indexing.h"
 #include "core/error.h"
 
 namespace hassium::python {
@@ -572,6 +573,9 @@ Call parse_call(const UfuncDef& u, py::args args, py::kwargs kwargs, bool& ok,
     if (o.is_none()) {
       c.outs.emplace_back();
     } else if (is_ndarray(o)) {
+      c.outs.emplace_back(array_of(o));
+    } else if (is_masked_selection(o)) { // x[mask] as out: the compressed array, updated
+      o = materialize(o);
       c.outs.emplace_back(array_of(o));
     } else {
       return c; // a NumPy array as out: NumPy writes it

@@ -208,3 +208,19 @@ def test_a_selection_compresses_its_source_while_unchanged():
     xh[0] = 100.0  # x written after the selection: its copy answers
     check(s2, xn[xn > 12])
     assert float(np.asarray(xh)[0]) == 100.0
+
+
+def test_a_selection_as_a_ufunc_out_is_updated_like_numpy():
+    """mandelbrot2's shrinking arrays: Z = Z[I], then np.multiply(Z, Z, Z) writes it."""
+    zn = np.linspace(0, 1, 12) + 0.5j
+    zh = hassium.asarray(zn.copy())
+    for _ in range(3):
+        In, Ih = abs(zn) < 1.2, abs(zh) < 1.2
+        zn, zh = zn[In], zh[Ih]
+        if not len(zh):
+            break
+        np.multiply(zn, zn, zn)
+        hassium.multiply(zh, zh, zh)
+        np.add(zn, 0.1, out=zn)
+        hassium.add(zh, 0.1, out=zh)
+    np.testing.assert_allclose(np.asarray(zh), zn, rtol=1e-13)  # complex z*z: FMA rounding
