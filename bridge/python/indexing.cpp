@@ -54,6 +54,8 @@ bool as_integer(py::handle h, int64_t& v) {
 }
 
 Item parse_item(py::handle h) {
+  // A lazy x[mask] as an index: its compressed array (it defines __index__, which is not meant)
+  if (is_masked_selection(h)) return parse_item(materialize(h));
   Item it;
   PyObject* p = h.ptr();
   if (p == Py_None) {

@@ -224,3 +224,18 @@ def test_a_selection_as_a_ufunc_out_is_updated_like_numpy():
         np.add(zn, 0.1, out=zn)
         hassium.add(zh, 0.1, out=zh)
     np.testing.assert_allclose(np.asarray(zh), zn, rtol=1e-13)  # complex z*z: FMA rounding
+
+
+def test_a_selection_as_an_index_is_its_compressed_array():
+    """difftest's finding: v3 = v0[mask]; v3[v3 < 0] (a lazy comparison of a selection as a key:
+    not its __index__)."""
+    vn, vh = pair(np.arange(-6, 6))
+    mn, mh = vn % 2 == 0, vh % 2 == 0
+    sn, sh = vn[mn], vh[mh]
+    check(sh[sh < 0], sn[sn < 0])
+    check(vh[:6][(vh > -100)[mh]], vn[:6][(vn > -100)[mn]])  # a selection as a mask
+    sh2 = vh[mh]
+    sh2[sh2 > 0] = 0
+    sn2 = vn[mn]
+    sn2[sn2 > 0] = 0
+    check(sh2, sn2)
