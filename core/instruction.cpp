@@ -17,13 +17,22 @@ std::vector<const View*> Instruction::inputs() const {
   return in;
 }
 
+double Instruction::operand_bytes() const {
+  double bytes = 0;
+  for (const Operand& o : operands)
+    if (const View* v = std::get_if<View>(&o)) bytes += v->bytes();
+  return bytes;
+}
+
 const Dims& Instruction::loop_shape() const {
   switch (info().family) {
-  case Family::REDUCTION: return view(1).shape;
+  case Family::REDUCTION:
+    return view(1).shape;
   case Family::INDEXING:
     if (op != Opcode::GATHER) return view(2).shape; // one iteration per index
     return view(0).shape;
-  default: return view(0).shape;
+  default:
+    return view(0).shape;
   }
 }
 

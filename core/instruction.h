@@ -37,6 +37,8 @@ struct Instruction {
   // The shape the instruction loops over: the output's, except for reductions (the input's)
   // and scatters (the index array's).
   const Dims& loop_shape() const;
+  // The bytes of its array operands (View::bytes, summed).
+  double operand_bytes() const;
   // The axis of a reduction or scan.
   int axis() const { return int(constant(2).as_int()); }
 };

@@ -44,6 +44,12 @@ int64_t View::size() const {
   return n;
 }
 
+double View::bytes() const {
+  double n = double(dtype_size(dtype()));
+  for (auto e : shape) n *= double(e);
+  return n;
+}
+
 int64_t View::min_index() const {
   int64_t m = offset;
   for (size_t k = 0; k < shape.size(); ++k)

@@ -28,6 +28,8 @@ struct View {
 
   int ndim() const { return int(shape.size()); }
   int64_t size() const; // number of elements (1 for 0-d, 0 if any extent is 0)
+  // The bytes of its elements, in a double (a broadcast view of a huge shape does not overflow).
+  double bytes() const;
   DType dtype() const { return base->dtype; }
   // Smallest and largest element index touched (only meaningful when size() > 0).
   int64_t min_index() const;

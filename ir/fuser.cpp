@@ -30,14 +30,12 @@ FuserOptions FuserOptions::from_config(const Config& config) {
 
 bool small_program(const Program& program, int64_t min_bytes) {
   if (min_bytes <= 0) return false;
-  double bytes = 0; // (double: broadcast views of huge shapes must not overflow)
+  double bytes = 0;
   size_t n = 0;
   for (const Instruction& ins : program.instrs) {
-    if (ins.op == Opcode::FREE || ins.op == Opcode::SYNC) continue;
+    if (ins.is_system()) continue;
     ++n;
-    for (size_t k = 0; k < ins.operands.size(); ++k)
-      if (ins.is_view(k))
-        bytes += double(ins.view(k).size()) * double(dtype_size(ins.view(k).dtype()));
+    bytes += ins.operand_bytes();
   }
   return bytes < double(min_bytes) * double(n);
 }
@@ -55,7 +53,6 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
     o.algorithm = "linear";
     algorithm = &find_algorithm("linear");
   }
-  const bool split = options.split_block_size > 0;
   thread_local std::string key;
   std::optional<Partition> hit;
   MergeCache::Layout layout{}, stored{};
@@ -92,16 +89,14 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
     cache->note_stale();
   }
   Partition p = algorithm->run(ctx);
-  if (split) {
-    const size_t before = p.blocks.size();
-    auto blocks = split_long_blocks(program, std::move(p.blocks), size_t(o.split_block_size),
-                                    FuserOptions::kSplitMaxBytes);
-    if (blocks.size() != before) {
-      p = ctx.finish(std::move(blocks), p.algorithm);
-      if (info) info->split = true;
-    } else {
-      p.blocks = std::move(blocks);
-    }
+  const size_t before = p.blocks.size();
+  auto blocks = split_long_blocks(program, std::move(p.blocks), size_t(o.split_block_size),
+                                  FuserOptions::kSplitMaxBytes);
+  if (blocks.size() != before) {
+    p = ctx.finish(std::move(blocks), p.algorithm);
+    if (info) info->split = true;
+  } else {
+    p.blocks = std::move(blocks);
   }
   if (cache) cache->insert(key, program.size(), p, layout);
   return p;

@@ -205,7 +205,7 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
     k.put<uint8_t>(uint8_t(ins.operands.size()));
     for (const Operand& opnd : ins.operands) {
       if (const View* v = std::get_if<View>(&opnd)) {
-        if (!system) bytes += double(v->size()) * double(dtype_size(v->dtype()));
+        if (!system) bytes += v->bytes();
         bool fresh;
         k.put<uint8_t>('V');
         k.put<uint32_t>(ids.insert(v->base.get(), fresh));

@@ -108,9 +108,7 @@ std::vector<std::vector<size_t>> split_long_blocks(const Program& program,
       const Instruction& ins = program.instrs[i];
       if (ins.is_system()) continue;
       sig.push_back(signature(ins));
-      for (size_t k = 0; k < ins.operands.size(); ++k)
-        if (ins.is_view(k))
-          bytes += double(ins.view(k).size()) * double(dtype_size(ins.view(k).dtype()));
+      bytes += ins.operand_bytes();
     }
     if (sig.size() <= max_size / 4 || bytes >= max_bytes * double(sig.size())) {
       out.push_back(std::move(block));
