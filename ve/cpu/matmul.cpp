@@ -96,29 +96,16 @@ bool matrix_vector(const View& a, const View& b, int64_t m, int64_t n, T* result
   return true;
 }
 
-template <typename T> void gemm(const View& out, const View& a, const View& b) {
-  const int64_t m = out.shape[0], n = out.shape[1], k = a.shape[1];
-  // BLAS writes straight into the output when it is row-major with unit column stride and
-  // shares no element with an input; otherwise through a temporary of m x n elements.
-  const bool direct = (n == 1 || out.stride[1] == 1) &&
-                      (m == 1 || out.stride[0] >= std::max<int64_t>(n, 1)) && !overlaps(out, a) &&
-                      !overlaps(out, b);
-  std::vector<T> ca, cb, temp(direct ? 0 : size_t(m * n));
-  T* result = direct ? static_cast<T*>(out.base->data) + out.offset : temp.data();
-  if (k > 0 && (m == 1 || n == 1)) {
-    // The result's elements lie `inc` apart: along the one column (n = 1) or the one row.
-    const int64_t inc = !direct ? 1 : n == 1 ? (m == 1 ? 1 : out.stride[0]) : out.stride[1];
-    if (inc > 0 && matrix_vector<T>(a, b, m, n, result, inc)) {
-      if (!direct)
-        for (int64_t i = 0; i < m; ++i)
-          for (int64_t j = 0; j < n; ++j) at<T>(out, i, j) = result[size_t(i * n + j)];
-      return;
-    }
-  }
+// The product as cblas_?gemm computes it into `result` (leading dimension ldc); an empty inner
+// dimension gives zeros there when `result` is the output itself.
+template <typename T>
+void matrix_matrix(const View& a, const View& b, int64_t m, int64_t n, T* result, int ldc,
+                   bool direct) {
+  const int64_t k = a.shape[1];
+  std::vector<T> ca, cb;
   Matrix A = as_blas<T>(a, ca), B = as_blas<T>(b, cb);
   auto ta = A.transposed ? CblasTrans : CblasNoTrans;
   auto tb = B.transposed ? CblasTrans : CblasNoTrans;
-  const int ldc = int(direct && m > 1 ? out.stride[0] : std::max<int64_t>(n, 1));
   if (k == 0) {
     if (direct)
       for (int64_t i = 0; i < m; ++i) std::fill(result + i * ldc, result + i * ldc + n, T(0));
@@ -139,6 +126,25 @@ template <typename T> void gemm(const View& out, const View& a, const View& b) {
       cblas_zgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), &one, A.data, int(A.ld), B.data,
                   int(B.ld), &zero, result, ldc);
   }
+}
+
+template <typename T> void gemm(const View& out, const View& a, const View& b) {
+  const int64_t m = out.shape[0], n = out.shape[1], k = a.shape[1];
+  // BLAS writes straight into the output when it is row-major with unit column stride and
+  // shares no element with an input; otherwise through a temporary of m x n elements.
+  const bool direct = (n == 1 || out.stride[1] == 1) &&
+                      (m == 1 || out.stride[0] >= std::max<int64_t>(n, 1)) && !overlaps(out, a) &&
+                      !overlaps(out, b);
+  std::vector<T> temp(direct ? 0 : size_t(m * n));
+  T* result = direct ? static_cast<T*>(out.base->data) + out.offset : temp.data();
+  // One row or one column: a matrix-vector product, the result's elements `inc` apart (along
+  // the one column, n = 1, or the one row).
+  const int64_t inc = !direct ? 1 : n == 1 ? (m == 1 ? 1 : out.stride[0]) : out.stride[1];
+  const bool vector =
+      k > 0 && (m == 1 || n == 1) && inc > 0 && matrix_vector<T>(a, b, m, n, result, inc);
+  if (!vector)
+    matrix_matrix<T>(a, b, m, n, result,
+                     int(direct && m > 1 ? out.stride[0] : std::max<int64_t>(n, 1)), direct);
   if (direct) return;
   // Through the temporary: the output may have any strides and may overlap an input.
   for (int64_t i = 0; i < m; ++i)
