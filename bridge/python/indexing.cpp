@@ -667,9 +667,17 @@ py::object materialize(py::handle selection) {
   return selection.attr("_get")();
 }
 
-py::object take_mask(const Array& a, py::handle mask) {
+py::object getitem_general(const Array& a, py::handle key) {
   bool ell = false;
-  Applied ap = apply_key(a.view, parse_key(mask), ell);
+  Applied ap = apply_key(a.view, parse_key(key), ell);
+  if (ap.adv.empty()) {
+    if (ap.view.ndim() == 0 && !ap.has_ellipsis && ap.only_integers) {
+      Array r = copy_as(ap.view, a.dtype());
+      r.scalar = true;
+      return wrap(std::move(r));
+    }
+    return wrap(view_of(a, ap.view));
+  }
   Positions p = positions(ap);
   Array out = new_array(a.dtype(), p.shape);
   if (out.size() > 0) record(Opcode::GATHER, {out.view, ap.view, p.index.view});
@@ -703,20 +711,7 @@ py::object getitem(const Array& a, py::handle key) {
         wrap(std::move(full)), wrap(std::move(mask)), key, generation, wrap(view_of(a, a.view)),
         a_generation);
   }
-  bool ell = false;
-  Applied ap = apply_key(a.view, parse_key(key), ell);
-  if (ap.adv.empty()) {
-    if (ap.view.ndim() == 0 && !ap.has_ellipsis && ap.only_integers) {
-      Array r = copy_as(ap.view, a.dtype());
-      r.scalar = true;
-      return wrap(std::move(r));
-    }
-    return wrap(view_of(a, ap.view));
-  }
-  Positions p = positions(ap);
-  Array out = new_array(a.dtype(), p.shape);
-  if (out.size() > 0) record(Opcode::GATHER, {out.view, ap.view, p.index.view});
-  return wrap(std::move(out));
+  return getitem_general(a, key);
 }
 
 void setitem(const Array& a, py::handle key, py::handle value) {

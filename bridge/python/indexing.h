@@ -23,7 +23,8 @@ void set_masked_type(py::object type);
 bool is_masked_selection(py::handle obj);
 // The selection's compressed array (NumPy's a[mask]), materialized once.
 py::object materialize(py::handle selection);
-// a[mask], compressed now (what a selection materializes through).
-py::object take_mask(const Array& a, py::handle mask);
+// a[key] by NumPy's general rules (views, gathers), none of the lazy paths: how getitem() ends,
+// and what a selection materializes through (a[mask], compressed now).
+py::object getitem_general(const Array& a, py::handle key);
 
 } // namespace hassium::python
