@@ -39,19 +39,27 @@ def test_sigint_stops_a_long_flush_and_runtime_stays_usable():
     child = spawn("""
         import time, numpy as np, hassium as hs
         hs._hassium.set_flush_threshold(10**6)
-        def long_flush(start):
+        def long_flush(start, rounds):
             x = hs.arange(30_000_000) * 1e-8 + start
-            for _ in range(40):
+            for _ in range(rounds):
                 x = hs.sin(x) * 0.5 + hs.cos(x) * 0.25
             t0 = time.perf_counter()
             hs.flush()
             return x, time.perf_counter() - t0
-        x, full = long_flush(0.0)               # compiles the kernel; how long a flush takes
+        # Enough rounds for a flush of >= 2 s on this machine (a fast CPU needs more), then
+        # that kernel compiled once and its flush timed warm.
+        rounds = 40
+        while True:
+            long_flush(0.0, rounds)             # compiles the kernel
+            x, full = long_flush(0.0, rounds)
+            if full >= 2.0:
+                break
+            rounds = int(rounds * 2.5 / max(full, 0.05)) + 1
         print("full", full)
         print("go")
         t0 = time.perf_counter()
         try:
-            long_flush(1.0)
+            long_flush(1.0, rounds)
             print("not interrupted", time.perf_counter() - t0)
         except KeyboardInterrupt:
             print("interrupted", time.perf_counter() - t0)
