@@ -52,21 +52,61 @@ run_asan() {
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp:log_path=$reports/ubsan"
   export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
   step "ctest under ASan + UBSan + LSan"
-  ctest --test-dir "$dir" --output-on-failure -j "$jobs"
+  local rc=0
+  ctest --test-dir "$dir" --output-on-failure -j "$jobs" || rc=$?
+  if [[ $rc != 0 ]] && only_tracer_crashes "$reports"; then
+    step "LeakSanitizer's tracer crashed (see only_tracer_crashes): the failed tests run again"
+    rm -f "$reports"/*
+    rc=0
+    ctest --test-dir "$dir" --output-on-failure -j "$jobs" --rerun-failed || rc=$?
+  fi
+  check_reports "$reports"
+  [[ $rc == 0 ]] || exit "$rc"
   # Python is not instrumented: the runtime comes first in the process so every allocation is
   # the sanitizer's. Subprocesses the tests start inherit the preload.
   step "pytest test/python under ASan + UBSan + LSan (LD_PRELOAD=$libasan)"
-  local rc=0
-  # shellcheck disable=SC2086
-  LD_PRELOAD="$libasan" PYTHONPATH="$src/$dir/python" \
-    "$src/.venv/bin/python" -m pytest -q -p no:cacheprovider test/python ${PYTEST_ARGS:-} \
-    </dev/null || rc=$?
-  if compgen -G "$reports/*" >/dev/null; then
-    step "sanitizer reports (in $reports):"
-    cat "$reports"/*
+  pytest_asan() {
+    # shellcheck disable=SC2086
+    LD_PRELOAD="$libasan" PYTHONPATH="$src/$dir/python" \
+      "$src/.venv/bin/python" -m pytest -q -p no:cacheprovider test/python ${PYTEST_ARGS:-} \
+      </dev/null
+  }
+  rc=0
+  pytest_asan || rc=$?
+  if only_tracer_crashes "$reports"; then
+    step "LeakSanitizer's tracer crashed (see only_tracer_crashes): the Python suite runs again"
+    rm -f "$reports"/*
+    rc=0
+    pytest_asan || rc=$?
+  fi
+  check_reports "$reports"
+  [[ $rc == 0 ]] || exit "$rc"
+}
+
+# Whether DIR holds reports and every one is LeakSanitizer's own crash ("Tracer caught signal",
+# then "LeakSanitizer has encountered a fatal error"): the ptrace-based thread stopper of
+# GCC 12's LSan now and then faults while stopping a process's threads at exit (a known
+# sanitizer flake, google/sanitizers#1353; seen once in CI at exit of a process whose OpenMP
+# and OpenBLAS threads were alive). No leak check ran in that process, and nothing was found:
+# the run that crashed is repeated once, and any report of the repeat fails the run.
+only_tracer_crashes() {
+  local dir=$1 f
+  compgen -G "$dir/*" >/dev/null || return 1
+  for f in "$dir"/*; do
+    grep -q "Tracer caught signal" "$f" || return 1
+    grep -q -E "ERROR: (AddressSanitizer|LeakSanitizer)|runtime error|SUMMARY" "$f" && return 1
+  done
+  return 0
+}
+
+# Fails the run (printing them) when DIR holds sanitizer reports.
+check_reports() {
+  local dir=$1
+  if compgen -G "$dir/*" >/dev/null; then
+    step "sanitizer reports (in $dir):"
+    cat "$dir"/*
     exit 1
   fi
-  [[ $rc == 0 ]] || exit "$rc"
 }
 
 run_tsan() {
@@ -85,11 +125,7 @@ run_tsan() {
   step "ctest under TSan: $regex"
   local rc=0
   ctest --test-dir "$dir" --output-on-failure -j "$jobs" -R "$regex" || rc=$?
-  if compgen -G "$reports/*" >/dev/null; then
-    step "sanitizer reports (in $reports):"
-    cat "$reports"/*
-    exit 1
-  fi
+  check_reports "$reports"
   [[ $rc == 0 ]] || exit "$rc"
 }
 
