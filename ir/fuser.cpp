@@ -56,12 +56,12 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
   thread_local std::string key;
   std::optional<Partition> hit;
   MergeCache::Layout layout{}, stored{};
+  std::shared_ptr<PartitionAttachment> attachment;
   if (info) {
     *info = FuseInfo{};
     info->small = small;
   }
   if (cache) {
-    std::shared_ptr<PartitionAttachment> attachment;
     MergeCache::write_key(program, o, key, &layout, info ? &info->bases : nullptr);
     hit = cache->find(key, program.size(), &stored, info ? &attachment : nullptr);
     if (info) {
@@ -78,6 +78,16 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
     }
   }
   FusionContext ctx(program, o.cost_model, o.optimal_budget);
+  // The same program with its views moved: the partition the attachment runs, if still legal
+  // here, runs again as it is (the entry keeps its layout and attachment for the next one).
+  if (hit && attachment && MergeCache::same_geometry(stored, layout)) {
+    const Partition* runs = attachment->runs();
+    if (runs && MergeCache::check_partition(ctx.table(), *runs).empty()) {
+      info->shifted = true;
+      info->attachment = std::move(attachment);
+      return std::move(*hit);
+    }
+  }
   if (hit) {
     // The key leaves out extents and offsets: use the stored blocks only when they are legal
     // for this program; the cost is this program's (and no longer proven optimal).

@@ -20,7 +20,15 @@ class MergeCache;
 // kept with the entry (MergeCache::attach) and handed back while the entry is unchanged.
 struct PartitionAttachment {
   virtual ~PartitionAttachment() = default;
+  // The partition the attachment runs (the entry's, after the VEM's repairs), when it has one:
+  // fuse() checks it for a program whose views moved (FuseInfo::shifted).
+  virtual const Partition* runs() const { return nullptr; }
 };
+
+// What a merge-cache key leaves out, hashed (MergeCache::layout()): words 0-1 each distinct
+// view's base size, offset, extents and strides; words 2-3 the same without the offsets (the
+// geometry). All zero = unknown.
+using FlushLayout = std::array<uint64_t, 4>;
 
 struct FuserOptions {
   std::string algorithm = "greedy";   // a name of algorithm_names()
@@ -49,9 +57,14 @@ struct FuseInfo {
   // The cache held this program's key with this layout: the same program up to base names and
   // constant values as the one its partition (and attachment) was made for.
   bool exact = false;
-  std::shared_ptr<PartitionAttachment> attachment; // the entry's, when exact
+  // The cache held this program's key with a layout of the same geometry, only other view
+  // offsets (a loop over the rows or columns of a matrix), with an attachment whose partition
+  // check_partition() accepts for this program: the attachment runs as it is (an engine binds
+  // each view's offset at every run). The entry keeps its layout and attachment.
+  bool shifted = false;
+  std::shared_ptr<PartitionAttachment> attachment; // the entry's, when exact or shifted
   std::string_view key;                            // valid until the thread's next fuse()
-  std::array<uint64_t, 2> layout{};                // MergeCache::layout(program)
+  FlushLayout layout{};                            // MergeCache::layout(program)
   std::vector<Base*> bases;                        // in the key's order (MergeCache::write_key)
   bool small = false; // partitioned by linear: too few bytes per instruction for the search
   bool split = false; // some long block cut (split_block_size); a cache hit says nothing

@@ -186,15 +186,17 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   thread_local PointerIndex tls_ids;
   thread_local ViewIndex tls_views;
   thread_local ShapeIndex tls_shapes;
-  thread_local std::vector<int64_t> tls_words;
+  thread_local std::vector<int64_t> tls_words, tls_offsets;
   PointerIndex& ids = tls_ids;
   ViewIndex& views = tls_views;
   ShapeIndex& shapes = tls_shapes;
   std::vector<int64_t>& words = tls_words;
+  std::vector<int64_t>& offsets = tls_offsets;
   ids.reset(program.bases.size());
   views.reset(operands);
   shapes.reset(operands);
   words.clear();
+  offsets.clear();
   if (bases) bases->clear();
   double bytes = 0; // of the compute instructions' views, for the size class
   size_t compute = 0;
@@ -223,7 +225,7 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
         for (size_t d = 0; d < v->shape.size(); ++d) k.put<uint8_t>(dim_flags(*v, d));
         if (layout) {
           words.push_back(v->base->nelem);
-          words.push_back(v->offset);
+          offsets.push_back(v->offset);
           words.insert(words.end(), v->shape.begin(), v->shape.end());
           words.insert(words.end(), v->stride.begin(), v->stride.end());
         }
@@ -246,9 +248,12 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   k.put<uint8_t>(uint8_t(size_class));
   out.resize(k.size());
   if (layout) {
-    XXH128_hash_t h = XXH3_128bits(words.data(), words.size() * sizeof(int64_t));
-    // {0, 0} means unknown; a layout that hashes to it is just never taken as known.
-    *layout = {h.low64, h.high64};
+    // The geometry, then everything: the offsets hashed with the geometry as the seed.
+    XXH128_hash_t g = XXH3_128bits(words.data(), words.size() * sizeof(int64_t));
+    XXH128_hash_t h = XXH3_128bits_withSeed(offsets.data(), offsets.size() * sizeof(int64_t),
+                                            g.low64 ^ g.high64);
+    // All zero means unknown; a layout that hashes to it is just never taken as known.
+    *layout = {h.low64, h.high64, g.low64, g.high64};
   }
 }
 

@@ -60,7 +60,7 @@ public:
   };
 
   // What the key leaves out, hashed (see layout()).
-  using Layout = std::array<uint64_t, 2>;
+  using Layout = FlushLayout;
   using Attachment = PartitionAttachment; // ir/fuser.h
 
   MergeCache();
@@ -82,11 +82,15 @@ public:
   // to the same or a later block. Empty when legal, else what is wrong.
   static std::string check_partition(const AccessTable& t, const Partition& p);
   // What the key leaves out: each distinct view's base size, offset, extents and strides, in
-  // order of first appearance, as a 128-bit XXH3 ({0, 0} = unknown). A stored partition whose
-  // program had the same key and the same layout is the same program up to base names: its blocks
-  // and cost hold as they are, without check_partition() (a loop's repeated flushes take this
-  // path).
+  // order of first appearance, as a 128-bit XXH3, then the same without the offsets (all zero =
+  // unknown). A stored partition whose program had the same key and the same layout is the same
+  // program up to base names: its blocks and cost hold as they are, without check_partition()
+  // (a loop's repeated flushes take this path). The same geometry alone says that the views
+  // only moved (FuseInfo::shifted).
   static Layout layout(const Program& program);
+  static bool same_geometry(const Layout& a, const Layout& b) {
+    return a[2] == b[2] && a[3] == b[3] && (a[2] | a[3]) != 0;
+  }
   // A hit that check_partition() rejected: counted as a miss and in `stale`.
   void note_stale();
 

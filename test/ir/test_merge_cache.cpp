@@ -1,5 +1,6 @@
 // Tests of ir/merge_cache.cpp: canonical keys, hits and misses, eviction, the on-disk store
 // (round trip, atomic files, corrupt or truncated files ignored).
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -388,6 +389,68 @@ TEST_CASE("fuse reports exact repeats, attachments live while the entry's layout
   CHECK_FALSE(info.exact);
   CHECK(info.key.empty());
   CHECK(info.bases.empty());
+}
+
+TEST_CASE("fuse reports a repeat whose views only moved when the attachment's partition holds") {
+  // What a VEM attaches: the partition it runs.
+  struct Runs : PartitionAttachment {
+    Partition p;
+    explicit Runs(Partition q) : p(std::move(q)) {}
+    const Partition* runs() const override { return &p; }
+  };
+  FuserOptions o;
+  o.search_min_bytes = 0; // the named algorithm on these small programs
+  MergeCache cache;
+  FuseInfo info;
+  // Same key and geometry, another offset: a layout of its own, the same geometry.
+  CHECK(MergeCache::layout(iteration("a", 1.0)) != MergeCache::layout(iteration("a", 1.0, 1)));
+  CHECK(MergeCache::same_geometry(MergeCache::layout(iteration("a", 1.0)),
+                                  MergeCache::layout(iteration("b", 2.0, 1))));
+  CHECK_FALSE(MergeCache::same_geometry(MergeCache::Layout{}, MergeCache::Layout{}));
+  Program a = iteration("a", 1.0);
+  Partition first = fuse(a, o, &cache, &info);
+  cache.attach(info.key, info.layout, std::make_shared<Runs>(first));
+  // The multiplication reads X one element further: still legal, so the attachment runs.
+  Program b = iteration("b", 2.0, 1);
+  fuse(b, o, &cache, &info);
+  CHECK_FALSE(info.exact);
+  CHECK(info.shifted);
+  REQUIRE(info.attachment);
+  CHECK(info.attachment->runs()->blocks == first.blocks);
+  // The entry keeps its layout and attachment: the first layout is still an exact repeat.
+  Program c = iteration("c", 1.0);
+  fuse(c, o, &cache, &info);
+  CHECK(info.exact);
+  CHECK(info.attachment);
+  // An attachment without a partition is never run for moved views.
+  MergeCache other;
+  fuse(a, o, &other, &info);
+  other.attach(info.key, info.layout, std::make_shared<PartitionAttachment>());
+  fuse(b, o, &other, &info);
+  CHECK_FALSE(info.shifted);
+  CHECK_FALSE(info.attachment);
+
+  // B[0:4] = A * 2 then C = B[s:s+4] + A: with s = 4 the two are one block; moved to s = 2 the
+  // read overlaps the write, that block is illegal, and the program is partitioned afresh.
+  auto together = [](const Partition& p) {
+    for (const auto& block : p.blocks)
+      if (std::find(block.begin(), block.end(), 0) != block.end())
+        return std::find(block.begin(), block.end(), 1) != block.end();
+    return false;
+  };
+  MergeCache legality;
+  Program apart = shifted_read(4);
+  Partition fused = fuse(apart, o, &legality, &info);
+  REQUIRE(together(fused));
+  legality.attach(info.key, info.layout, std::make_shared<Runs>(fused));
+  Program overlapping = shifted_read(2);
+  REQUIRE(MergeCache::same_geometry(info.layout, MergeCache::layout(overlapping)));
+  Partition fresh = fuse(overlapping, o, &legality, &info);
+  CHECK_FALSE(info.shifted);
+  CHECK_FALSE(info.exact);
+  CHECK_FALSE(together(fresh));
+  FusionContext ctx(overlapping, o.cost_model);
+  CHECK(MergeCache::check_partition(ctx.table(), fresh).empty());
 }
 
 TEST_CASE("write_key gives the key, the layout and the bases of one pass") {

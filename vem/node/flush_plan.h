@@ -34,6 +34,8 @@ struct FlushPlan : PartitionAttachment {
   Partition partition;                 // the fuser's, after defer_early_writes
   std::vector<Block> blocks;           // one per partition block, in its order
   std::vector<uint32_t> release_first; // bases FREEd and never accessed: let go first
+
+  const Partition* runs() const override { return &partition; }
 };
 
 // The plan of `program` under `partition` (moved in, after any repair such as

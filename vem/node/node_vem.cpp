@@ -65,10 +65,11 @@ void NodeVem::execute(const Program& program) {
   auto t0 = std::chrono::steady_clock::now();
   thread_local FuseInfo info;
   Partition partition = fuse(program, fuser_, cache_.get(), &info);
-  // An exact repeat of a program this VEM planned: its plan holds as it is (the kernels are
-  // ready too, so nothing needs preparing).
+  // An exact repeat of a program this VEM planned, or one whose views only moved and whose plan
+  // the fuser found legal for them: its plan holds as it is (the kernels are ready too, so
+  // nothing needs preparing; the engine binds the views' offsets as it runs them).
   std::shared_ptr<FlushPlan> plan;
-  if (info.exact && info.attachment) {
+  if ((info.exact || info.shifted) && info.attachment) {
     plan = std::dynamic_pointer_cast<FlushPlan>(info.attachment);
     if (plan && plan->owner != this) plan.reset();
   }
