@@ -14,7 +14,8 @@
 //   unintrusive blocks), which is then checked as the others;
 // - monotonicity (Def. 6) around one algorithm's partition: merging two adjacent blocks never
 //   costs more, splitting one never costs less;
-// - (*) through a merge cache, a repeat is an exact hit with the same blocks, and the variant
+// - (*) through a merge cache, a repeat is an exact hit with the same blocks, a partition run
+//   again for the variant's moved views (FuseInfo::shifted) is legal for it, and the variant
 //   program (same structure, other offsets: mostly the same key, other overlaps) gets a
 //   partition legal for it.
 // A violation aborts with the program as .hsb text, so it can be replayed.
@@ -187,6 +188,27 @@ private:
            blocks_text(first.blocks) + " / " + blocks_text(again.blocks));
     test::Reference vref(variant_);
     FusionContext vctx(variant_, model_, kOptimalBudget);
+    {
+      // A VEM's attachment runs the first partition; where the variant only moved its views,
+      // fuse() hands it back for the variant only if the reference finds it legal there.
+      struct Runs : PartitionAttachment {
+        Partition p;
+        explicit Runs(Partition q) : p(std::move(q)) {}
+        const Partition* runs() const override { return &p; }
+      };
+      MergeCache moved;
+      FuseInfo first_info, vinfo;
+      fuse(p_, o, &moved, &first_info);
+      moved.attach(first_info.key, first_info.layout, std::make_shared<Runs>(first));
+      fuse(variant_, o, &moved, &vinfo);
+      if (vinfo.shifted) {
+        std::string err = vref.check(vinfo.attachment->runs()->blocks);
+        if (!err.empty())
+          fail("a partition run again for the variant's moved views " + blocks_text(first.blocks) +
+                   ": " + err,
+               &variant_);
+      }
+    }
     for (int round = 0; round < 2; ++round) {
       Partition v = fuse(variant_, o, &cache);
       check_partition(vref, vctx, v,
