@@ -48,7 +48,9 @@ Program split_reduction(Program p, const SplitReductionOptions& options = {});
 Program remove_identity(Program p);
 
 // forward_copies: a temporary copy of a view that is only read, or updated in place and stored
-// back (`A[i, j] -= x` on an element), is replaced by the view itself (filters/forward_copies.cpp).
+// back (`A[i, j] -= x` on an element), is replaced by the view itself; a reduction's or
+// MATMUL's temporary result copied into a view (`R[k, j] = np.dot(q, a)`) is written there
+// directly (filters/forward_copies.cpp).
 Program forward_copies(Program p);
 
 // fold_constants: element-wise operations whose inputs are all constants (literally, or views

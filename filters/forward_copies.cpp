@@ -1,5 +1,5 @@
 // forward_copies: a temporary copy of a view, only read or updated and stored back, becomes the
-// view itself.
+// view itself; a reduction's or product's temporary result copied into a view is written there.
 //
 // Contract: a copy `IDENTITY T, V` (T a temporary: the copy writes all of its base, its first
 // access in the program, not SYNCed, FREEd within kWindow instructions; same dtype and shape
@@ -16,6 +16,16 @@
 // that becomes the same broadcast of V's element. T's FREE stays (T may hold a buffer from an
 // earlier flush). The instructions between see the same values in the same order, so every
 // SYNCed base and every base that outlives the program is unchanged.
+// And the other way, a copy `IDENTITY V, T` of a temporary result into a view:
+//   result   T is written whole by one reduction or MATMUL P (T's first access), read only by
+//            the copy (same dtype; the copy reads all of T, and V has T's elements in the same
+//            order: equal shapes up to extents of 1), and FREEd within kWindow instructions:
+//            P writes V instead and the copy goes, if none of P's inputs overlaps V (the
+//            verifier's rule for these outputs) and nothing between P and the copy touches B
+//            where it overlaps V (nor SYNCs or FREEs B). NumPy's `R[k, j] = np.dot(q, a)`,
+//            `out[i] = x.sum()`: the result cannot fuse with its copy (another loop shape), so
+//            the copy is a kernel of its own, which this saves. Element-wise producers are left
+//            to fusion, which contracts their temporaries (remove_identity's `into a view`).
 //
 // This is what a loop over elements records: NumPy's `A[i, j] -= x` reads the element as a new
 // scalar (a copy), subtracts in place, and stores it back; `A[i, j] / A[j, j]` copies both
@@ -55,6 +65,72 @@ bool forwardable(const View& u, const View& whole_t) {
   for (int64_t s : u.stride)
     if (s != 0) return false;
   return true;
+}
+
+// The view P writes when its output `tv` (all of T) becomes V: V with tv's shape, when the two
+// list the same elements in the same order (equal shapes once extents of 1 are dropped; an
+// extent of 1 gets stride 0). Empty (no base) when they do not.
+View result_view(const View& tv, const View& v) {
+  View r;
+  r.offset = v.offset;
+  r.shape = tv.shape;
+  r.stride.assign(tv.shape.size(), 0);
+  size_t k = 0;
+  for (size_t d = 0; d < tv.shape.size(); ++d) {
+    if (tv.shape[d] == 1) continue;
+    while (k < v.shape.size() && v.shape[k] == 1) ++k;
+    if (k == v.shape.size() || v.shape[k] != tv.shape[d]) return View{};
+    r.stride[d] = v.stride[k++];
+  }
+  while (k < v.shape.size() && v.shape[k] == 1) ++k;
+  if (k != v.shape.size()) return View{};
+  r.base = v.base;
+  return r;
+}
+
+// Tries the `result` rewrite of the copy `IDENTITY V, T` at c (see the top); marks the copy
+// and edits T's producer on success.
+bool try_result(Program& p, size_t c, std::vector<bool>& drop,
+                const std::unordered_map<const Base*, size_t>& writer) {
+  const Instruction& copy = p.instrs[c];
+  if (copy.op != Opcode::IDENTITY || !copy.is_view(1)) return false;
+  const View v = copy.out(), t = copy.view(1);
+  const Base *tb = t.base.get(), *b = v.base.get();
+  if (tb == b || t.dtype() != v.dtype() || t.size() != tb->nelem ||
+      (tb->nelem != 1 && !filters::covers_base(t)))
+    return false;
+  auto w = writer.find(tb);
+  if (w == writer.end() || w->second >= c || c - w->second > kWindow) return false;
+  const size_t at = w->second;
+  Instruction& producer = p.instrs[at];
+  const Family f = producer.info().family;
+  if (f != Family::REDUCTION && producer.op != Opcode::MATMUL) return false;
+  if (!filters::covers_base(producer.out()) && tb->nelem != 1) return false;
+  const View target = result_view(producer.out(), v);
+  if (!target.base) return false;
+  for (const View* in : producer.inputs())
+    if (in->base.get() == b && overlaps(*in, v)) return false;
+  for (size_t j = at + 1; j < c; ++j) {
+    if (drop[j]) continue;
+    const Instruction& g = p.instrs[j];
+    if (filters::touches(g, tb)) return false; // T is read by the copy only
+    if (g.is_system()) {
+      if (g.out().base.get() == b) return false;
+      continue;
+    }
+    for (size_t k = 0; k < g.operands.size(); ++k)
+      if (g.is_view(k) && g.view(k).base.get() == b && overlaps(g.view(k), v)) return false;
+  }
+  // After the copy, T may only be FREEd (within the window).
+  const size_t end = std::min(p.instrs.size(), c + 1 + kWindow);
+  for (size_t j = c + 1; j < end; ++j) {
+    if (drop[j] || !filters::touches(p.instrs[j], tb)) continue;
+    if (p.instrs[j].op != Opcode::FREE) return false;
+    producer.operands[0] = target;
+    drop[c] = true;
+    return true;
+  }
+  return false;
 }
 
 bool is_candidate(const Instruction& c) {
@@ -139,7 +215,9 @@ bool try_forward(Program& p, size_t c, std::vector<bool>& drop,
 
 Program forward_copies(Program p) {
   // first_use[i]: for a candidate copy at i, the first instruction touching its output's base.
+  // writer[T]: the instruction that writes T as T's first access (a result's producer).
   std::vector<long> first_use(p.instrs.size(), -1);
+  std::unordered_map<const Base*, size_t> writer;
   {
     std::unordered_map<const Base*, long> first;
     for (size_t i = 0; i < p.instrs.size(); ++i) {
@@ -147,11 +225,18 @@ Program forward_copies(Program p) {
       for (size_t k = 0; k < ins.operands.size(); ++k)
         if (ins.is_view(k)) first.emplace(ins.view(k).base.get(), long(i));
       if (is_candidate(ins)) first_use[i] = first[ins.out().base.get()];
+      if (!ins.is_system() && ins.is_view(0)) {
+        const Base* out = ins.out().base.get();
+        if (first[out] == long(i) && !filters::reads(ins, out)) writer.emplace(out, i);
+      }
     }
   }
   std::vector<bool> drop(p.instrs.size(), false);
-  for (size_t i = 0; i < p.instrs.size(); ++i)
-    if (!drop[i] && is_candidate(p.instrs[i])) try_forward(p, i, drop, first_use);
+  for (size_t i = 0; i < p.instrs.size(); ++i) {
+    if (drop[i]) continue;
+    if (is_candidate(p.instrs[i]) && try_forward(p, i, drop, first_use)) continue;
+    try_result(p, i, drop, writer);
+  }
   filters::erase_marked(p, drop);
   return p;
 }
