@@ -225,7 +225,7 @@ Program forward_copies(Program p) {
       for (size_t k = 0; k < ins.operands.size(); ++k)
         if (ins.is_view(k)) first.emplace(ins.view(k).base.get(), long(i));
       if (is_candidate(ins)) first_use[i] = first[ins.out().base.get()];
-      if (!ins.is_system() && ins.is_view(0)) {
+      if (ins.op == Opcode::MATMUL || ins.info().family == Family::REDUCTION) {
         const Base* out = ins.out().base.get();
         if (first[out] == long(i) && !filters::reads(ins, out)) writer.emplace(out, i);
       }

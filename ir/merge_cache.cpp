@@ -408,7 +408,7 @@ void MergeCache::note_checked(std::string_view key, const Partition& p, Layout l
   if (Entry* e = entry(key, hash_key(key))) {
     e->partition = p;
     e->layout = layout;
-    e->attachment.reset();
+    detach(*e);
   }
 }
 
@@ -416,29 +416,36 @@ void MergeCache::attach(std::string_view key, Layout layout, std::shared_ptr<Att
   std::lock_guard lock(mutex_);
   Entry* e = entry(key, hash_key(key));
   if (!e || e->layout != layout || layout == Layout{}) return;
+  held_ += !e->attachment;
   e->attachment = std::move(a);
   e->attached_at = ++attach_count_;
-  size_t held = 0;
+  if (held_ <= std::max<size_t>(options_.max_attachments, 1)) return;
   Entry* oldest = nullptr;
   for (auto& [h, other] : entries_)
-    if (other.attachment) {
-      ++held;
-      if (!oldest || other.attached_at < oldest->attached_at) oldest = &other;
-    }
-  if (held > std::max<size_t>(options_.max_attachments, 1)) oldest->attachment.reset();
+    if (other.attachment && (!oldest || other.attached_at < oldest->attached_at)) oldest = &other;
+  detach(*oldest);
+}
+
+void MergeCache::detach(Entry& e) {
+  if (!e.attachment) return;
+  e.attachment.reset();
+  --held_;
 }
 
 void MergeCache::remember(std::string_view key, uint64_t hash, const Partition& p, Layout layout) {
   if (Entry* e = entry(key, hash)) {
     e->partition = p;
     e->layout = layout;
-    e->attachment.reset();
+    detach(*e);
     return;
   }
   while (entries_.size() >= options_.max_entries && !age_.empty()) {
     auto it = entries_.find(age_.front());
     age_.pop_front();
-    if (it != entries_.end()) entries_.erase(it);
+    if (it != entries_.end()) {
+      detach(it->second);
+      entries_.erase(it);
+    }
   }
   entries_.emplace(hash, Entry{std::string(key), p, layout, nullptr});
   age_.push_back(hash);
@@ -449,6 +456,7 @@ void MergeCache::clear() {
   std::lock_guard lock(mutex_);
   entries_.clear();
   age_.clear();
+  held_ = 0;
   stats_.entries = 0;
 }
 

@@ -123,6 +123,7 @@ private:
     uint64_t attached_at = 0; // attach() sequence number, for the max_attachments bound
   };
   Entry* entry(std::string_view key, uint64_t hash); // mutex_ held
+  void detach(Entry& e);                              // mutex_ held: drops e's attachment
   std::optional<Partition> read_disk(std::string_view key, uint64_t hash, size_t size);
   void write_disk(std::string_view key, uint64_t hash, size_t size, const Partition& p);
   void remember(std::string_view key, uint64_t hash, const Partition& p, Layout layout);
@@ -132,6 +133,7 @@ private:
   std::unordered_multimap<uint64_t, Entry> entries_;
   std::deque<uint64_t> age_;  // insertion order of the hashes, for eviction
   uint64_t attach_count_ = 0; // attach() calls that kept their attachment
+  size_t held_ = 0;           // entries holding an attachment
   Stats stats_;
 };
 

@@ -57,6 +57,7 @@ public:
   // Optional: gets the block's kernel ready (compiled or loaded) before any of the flush's
   // blocks run, so the compiler's memory is not resident next to the flush's arrays. The
   // bases need no data yet. Errors are left to execute(), which reports them in order.
+  // An engine may leave the block's state (KernelBlock::state) here already.
   virtual void prepare(const KernelBlock&) {}
   // Called by prepare() once per flush, just before its first compile or kernel load (the VEM
   // gives its cached buffers back to the OS there, so they are not resident next to the

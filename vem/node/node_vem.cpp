@@ -111,6 +111,7 @@ void NodeVem::run(const Program& program, FlushPlan& plan, const std::vector<Bas
         check_interrupt(); // compiles may take long
         kb.instrs = block.compute;
         contracted(block);
+        kb.state = &block.engine_state;
         engine_->prepare(kb);
       }
       engine_->end_prepare();
