@@ -78,14 +78,22 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
     }
   }
   FusionContext ctx(program, o.cost_model, o.optimal_budget);
-  // The same program with its views moved: the partition the attachment runs, if still legal
-  // here, runs again as it is (the entry keeps its layout and attachment for the next one).
-  if (hit && attachment && MergeCache::same_geometry(stored, layout)) {
+  // The same program with its views moved or reshaped: the partition the attachment runs, if
+  // still legal here, runs again. Moved only: as it is (the entry keeps its layout and
+  // attachment for the next one); reshaped: the entry takes this layout, as the VEM redoes
+  // what depends on the geometry.
+  if (hit && attachment && layout != MergeCache::Layout{}) {
     const Partition* runs = attachment->runs();
     if (runs && MergeCache::check_partition(ctx.table(), *runs).empty()) {
-      info->shifted = true;
+      if (MergeCache::same_geometry(stored, layout)) {
+        info->shifted = true;
+      } else {
+        info->reshaped = true;
+        cache->relayout(key, layout);
+      }
+      Partition legal = *runs; // what was checked (the entry's may predate a VEM's repairs)
       info->attachment = std::move(attachment);
-      return std::move(*hit);
+      return legal;
     }
   }
   if (hit) {

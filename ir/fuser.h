@@ -62,7 +62,11 @@ struct FuseInfo {
   // check_partition() accepts for this program: the attachment runs as it is (an engine binds
   // each view's offset at every run). The entry keeps its layout and attachment.
   bool shifted = false;
-  std::shared_ptr<PartitionAttachment> attachment; // the entry's, when exact or shifted
+  // The same, but the views' extents or strides differ too (a loop over shrinking rows): the
+  // attachment runs once whatever it derived from the geometry is made anew (a VEM drops its
+  // engines' block states), and the entry now holds this program's layout.
+  bool reshaped = false;
+  std::shared_ptr<PartitionAttachment> attachment; // the entry's, when exact, shifted, reshaped
   std::string_view key;                            // valid until the thread's next fuse()
   FlushLayout layout{};                            // MergeCache::layout(program)
   std::vector<Base*> bases;                        // in the key's order (MergeCache::write_key)

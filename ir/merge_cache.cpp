@@ -412,6 +412,11 @@ void MergeCache::note_checked(std::string_view key, const Partition& p, Layout l
   }
 }
 
+void MergeCache::relayout(std::string_view key, Layout layout) {
+  std::lock_guard lock(mutex_);
+  if (Entry* e = entry(key, hash_key(key))) e->layout = layout;
+}
+
 void MergeCache::attach(std::string_view key, Layout layout, std::shared_ptr<Attachment> a) {
   std::lock_guard lock(mutex_);
   Entry* e = entry(key, hash_key(key));

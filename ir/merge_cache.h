@@ -104,6 +104,9 @@ public:
   // `p` is it re-costed for that program: the entry (in memory) now holds `p` and the layout,
   // so a repeat of the layout skips the check; its attachment goes.
   void note_checked(std::string_view key, const Partition& p, Layout layout);
+  // The entry's attachment now serves a program of this layout (FuseInfo::reshaped): the entry
+  // takes the layout and keeps its partition and attachment.
+  void relayout(std::string_view key, Layout layout);
   // Keeps `a` with the entry of `key` if its layout is `layout` (else does nothing). Replacing
   // the entry's partition or layout drops it, and so does a new attachment elsewhere once
   // max_attachments entries hold one (the one attached longest ago goes: attachments can be

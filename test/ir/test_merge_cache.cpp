@@ -453,6 +453,42 @@ TEST_CASE("fuse reports a repeat whose views only moved when the attachment's pa
   CHECK(MergeCache::check_partition(ctx.table(), fresh).empty());
 }
 
+TEST_CASE("fuse reports a repeat with reshaped views, and the entry takes its layout") {
+  struct Runs : PartitionAttachment {
+    Partition p;
+    explicit Runs(Partition q) : p(std::move(q)) {}
+    const Partition* runs() const override { return &p; }
+  };
+  FuserOptions o;
+  o.search_min_bytes = 0; // the named algorithm on these small programs
+  MergeCache cache;
+  FuseInfo info;
+  Program a = gauss_step("a", 8, 1);
+  Partition first = fuse(a, o, &cache, &info);
+  cache.attach(info.key, info.layout, std::make_shared<Runs>(first));
+  // The next pivot: the same key, smaller views.
+  Program b = gauss_step("b", 8, 2);
+  REQUIRE(MergeCache::key(b, o) == MergeCache::key(a, o));
+  REQUIRE_FALSE(MergeCache::same_geometry(MergeCache::layout(a), MergeCache::layout(b)));
+  Partition again = fuse(b, o, &cache, &info);
+  CHECK(info.reshaped);
+  CHECK_FALSE(info.shifted);
+  CHECK_FALSE(info.exact);
+  REQUIRE(info.attachment);
+  CHECK(again.blocks == first.blocks);
+  FusionContext ctx(b, o.cost_model);
+  CHECK(check_partition(ctx.graph(), again.blocks) == "");
+  // The entry holds the second layout now: its repeat is exact, the first layout reshaped.
+  Program c = gauss_step("c", 8, 2);
+  fuse(c, o, &cache, &info);
+  CHECK(info.exact);
+  CHECK(info.attachment);
+  Program d = gauss_step("d", 8, 1);
+  fuse(d, o, &cache, &info);
+  CHECK(info.reshaped);
+  CHECK(cache.stats().misses == 1);
+}
+
 TEST_CASE("write_key gives the key, the layout and the bases of one pass") {
   Program p = iteration("a", 1.0, 1);
   std::string key;

@@ -1,6 +1,8 @@
-"""Flushes that repeat with their views moved (a loop over the columns or rows of a matrix): the
-plan of the first one runs again (profile `plans_reused`) where its partition is legal for the
-moved views, and is planned afresh where the move makes two views overlap; values as NumPy's."""
+"""Flushes that repeat with their views moved (a loop over the columns or rows of a matrix) or
+reshaped (shrinking trailing updates): the plan of the first one runs again (profile
+`plans_reused`; reshaped, with its kernels planned for the new extents) where its partition is
+legal for the new views, and is planned afresh where they make two views overlap; values as
+NumPy's."""
 import numpy as np
 
 import hassium
@@ -53,4 +55,34 @@ def test_a_move_into_overlap_is_planned_afresh():
         ref[b:b + 4] = ref[0:4] * 2 + 1
         h[b:b + 4] = h[0:4] * 2 + 1
         hassium.flush()
+        np.testing.assert_array_equal(np.asarray(h), ref)
+
+
+def test_shrinking_updates_replay_with_new_extents():
+    """Gauss elimination with a flush per pivot: every step has the same structure on smaller
+    views (each flush's extents differ from the last one's)."""
+    n = 48
+    a = np.random.default_rng(7).random((n, n)) + n * np.eye(n)
+    ref = a.copy()
+    h = hassium.asarray(a.copy())
+    before = hassium.profile()
+    for k in range(n - 1):
+        for xp, m in ((np, ref), (hassium, h)):
+            m[k + 1:, k:] -= (m[k + 1:, k] / m[k, k])[:, None] * m[k:k + 1, k:]
+        assert float(h[n - 1, n - 1]) == ref[n - 1, n - 1]  # a flush per pivot
+    after = hassium.profile()
+    np.testing.assert_array_equal(np.asarray(h), ref)
+    assert after["plans_reused"] - before["plans_reused"] >= n - 8
+
+
+def test_reshaped_replays_alternate_with_exact_ones():
+    """Rows of two lengths in turn: each change of extents replans the kept plan's kernels, and
+    the values stay NumPy's whichever extents the plan last ran with."""
+    ref = np.random.default_rng(8).random((6, 40))
+    h = hassium.asarray(ref.copy())
+    for i, width in enumerate([40, 40, 17, 40, 17, 17, 3, 40, 3]):
+        r = i % 6
+        for m in (ref, h):
+            m[r, :width] = m[(r + 1) % 6, :width] * 0.5 + m[r, :width]
+        assert float(h[r, 0]) == ref[r, 0]
         np.testing.assert_array_equal(np.asarray(h), ref)

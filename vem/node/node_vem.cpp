@@ -67,12 +67,17 @@ void NodeVem::execute(const Program& program) {
   Partition partition = fuse(program, fuser_, cache_.get(), &info);
   // An exact repeat of a program this VEM planned, or one whose views only moved and whose plan
   // the fuser found legal for them: its plan holds as it is (the kernels are ready too, so
-  // nothing needs preparing; the engine binds the views' offsets as it runs them).
+  // nothing needs preparing; the engine binds the views' offsets as it runs them). Views
+  // reshaped: the plan holds, but its blocks are prepared again.
   std::shared_ptr<FlushPlan> plan;
-  if ((info.exact || info.shifted) && info.attachment) {
+  if ((info.exact || info.shifted || info.reshaped) && info.attachment) {
     plan = std::dynamic_pointer_cast<FlushPlan>(info.attachment);
     if (plan && plan->owner != this) plan.reset();
   }
+  // Reshaped: the blocks' engine states (kernel plans of the old extents) are made anew.
+  const bool replanned = plan && info.reshaped;
+  if (replanned)
+    for (FlushPlan::Block& block : plan->blocks) block.engine_state.reset();
   const bool replay = plan != nullptr;
   plans_reused_ += replay;
   small_flushes_ += info.small;
@@ -88,7 +93,7 @@ void NodeVem::execute(const Program& program) {
   ++flushes_;
   if (dot_) dot_->write(program, plan->partition, fuser_);
   if (profiler_) profiler_->on_partition(program);
-  run(program, *plan, info.bases, !replay);
+  run(program, *plan, info.bases, !replay || replanned);
   // Kept with the merge-cache entry for the next exact repeat (a no-op unless this program's
   // layout is the entry's). Only a plan whose flush ran through: its engine states are whole.
   if (!replay && cache_ && !info.key.empty()) cache_->attach(info.key, info.layout, plan);
