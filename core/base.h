@@ -37,6 +37,9 @@ struct Base {
   // a lazy boolean-mask selection (hassium/_masked.py) is assigned back under its mask only
   // while its mask's base has not been written since.
   uint64_t generation = 0;
+  // The Runtime's number of the last instruction recorded to write or FREE this base
+  // (Runtime::writes_pending()).
+  uint64_t last_write = 0;
 
   int64_t nbytes() const { return nelem * dtype_size(dtype); }
   // Forgets the memory (FREE): the allocation goes back to its pool, a foreign owner to the

@@ -1,6 +1,7 @@
 // Runtime: pending program, flush pipeline (filters, then the backend), counters, exit hook.
 #include "core/runtime.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -55,6 +56,15 @@ bool Runtime::installed() const {
 size_t Runtime::record(Instruction ins) {
   std::lock_guard lock(mutex_);
   if (check_) check_(ins, pending_.instrs.size());
+  ++recorded_;
+  if (ins.op != Opcode::SYNC && ins.is_view(0)) {
+    Base& out = *ins.out().base;
+    if (out.external_owner && out.data && out.last_write <= executed_) {
+      const auto lo = reinterpret_cast<uintptr_t>(out.data);
+      foreign_writes_.push_back({recorded_, lo, lo + uintptr_t(out.nbytes())});
+    }
+    out.last_write = recorded_;
+  }
   pending_.instrs.push_back(std::move(ins));
   return pending_.instrs.size();
 }
@@ -73,6 +83,7 @@ void Runtime::sync(const BasePtr& base) {
 
 void Runtime::run_pending(const BasePtr& sync_base) {
   Program program;
+  uint64_t through = 0;
   {
     std::lock_guard lock(mutex_);
     if (sync_base)
@@ -87,6 +98,7 @@ void Runtime::run_pending(const BasePtr& sync_base) {
     program = std::move(pending_); // dropped if anything below throws (see runtime.h)
     pending_ = Program();
     running_ = true;
+    through = recorded_;
     clear_interrupt(); // a request from before this flush is the frontend's (core/interrupt.h)
     ++counters_.flushes;
     counters_.instructions += int64_t(program.instrs.size());
@@ -95,7 +107,11 @@ void Runtime::run_pending(const BasePtr& sync_base) {
   // Ends the flush: the state it leaves under the state lock, whether the backend threw or not.
   auto finish = [&](bool ran) {
     std::lock_guard lock(mutex_);
-    if (ran) keep_operand_storage(program);
+    if (ran) {
+      keep_operand_storage(program);
+      executed_ = std::max(executed_, through);
+      std::erase_if(foreign_writes_, [&](const ForeignWrite& w) { return w.first <= executed_; });
+    }
     running_ = false;
     counters_.flush_seconds += seconds_since(t0);
   };
@@ -140,6 +156,16 @@ std::vector<Operand> Runtime::operand_storage(size_t n) {
 size_t Runtime::pending_size() const {
   std::lock_guard lock(mutex_);
   return pending_.instrs.size();
+}
+
+bool Runtime::writes_pending(const Base& base) const {
+  std::lock_guard lock(mutex_);
+  if (base.last_write > executed_) return true;
+  if (!base.external_owner || !base.data) return false;
+  const auto lo = reinterpret_cast<uintptr_t>(base.data), hi = lo + uintptr_t(base.nbytes());
+  for (const ForeignWrite& w : foreign_writes_)
+    if (w.first > executed_ && w.lo < hi && lo < w.hi) return true;
+  return false;
 }
 
 bool Runtime::idle() const {

@@ -84,6 +84,14 @@ public:
   // True when every recorded instruction has run: nothing pending and no flush running. A
   // frontend may read a base's memory without sync() only then.
   bool idle() const;
+  // True while an instruction recorded to write (or FREE) the base has not run, or ran in a flush
+  // that failed; for a base on foreign memory (Base::external_owner), also while such a write to
+  // another foreign base whose memory overlaps it (two wraps of one NumPy buffer) has not.
+  // Otherwise the base's memory holds its values (when it has memory), and a frontend may copy
+  // values out of it without sync(), though other work is pending: the pending instructions
+  // only read it. (Handing out the memory itself is another matter: a writer outside the
+  // runtime would change what those pending reads see.)
+  bool writes_pending(const Base& base) const;
   // An empty operand vector with room for n operands: the storage of an instruction an earlier
   // flush executed when one of that size is spare, so that recording in a loop allocates none
   // (and a flush frees none). Optional: instructions may bring their own vectors.
@@ -114,6 +122,14 @@ private:
   mutable std::mutex mutex_;
   Program pending_;
   bool running_ = false; // a flush is between taking the pending program and finishing it
+  uint64_t recorded_ = 0; // instructions recorded so far (Base::last_write numbers them)
+  uint64_t executed_ = 0; // every instruction numbered up to this one ran in a flush that ended
+  // Foreign bases with writes pending, by the number of the first one: their memory's bytes.
+  struct ForeignWrite {
+    uint64_t first;
+    uintptr_t lo, hi;
+  };
+  std::vector<ForeignWrite> foreign_writes_;
   std::function<void(const Instruction&, size_t)> check_; // Stack::check of the installed stack
   ProfileCounters counters_; // the runtime's own: flushes, instructions, flush time
   std::array<std::vector<std::vector<Operand>>, kSpareCapacity + 1> spare_operands_;

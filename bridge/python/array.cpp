@@ -1,6 +1,7 @@
 // Array helpers: fresh arrays, broadcasting, no-copy reshape, copies with NumPy's overlap rule.
 #include "bridge/python/array.h"
 
+#include <cstring>
 #include <numeric>
 
 #include "bridge/python/errors.h"
@@ -191,6 +192,22 @@ void record_fill(const View& out, const Scalar& value) {
 Array copy_as(const View& v, DType t) {
   Array r = new_array(t, v.shape);
   if (v.size() > 0) record(Opcode::IDENTITY, operands(r.view, v));
+  return r;
+}
+
+Array element_copy(const View& v) {
+  const DType t = v.dtype();
+  if (!values_ready(v.base)) {
+    Array r = copy_as(v, t);
+    r.scalar = true;
+    return r;
+  }
+  Array r = new_array(t, Dims{});
+  Base& b = *r.view.base;
+  allocate_external(b);
+  const size_t item = size_t(dtype_size(t));
+  std::memcpy(b.data, static_cast<const char*>(v.base->data) + size_t(v.offset) * item, item);
+  r.scalar = true;
   return r;
 }
 

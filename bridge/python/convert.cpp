@@ -294,7 +294,7 @@ py::array to_numpy(const Array& a) {
 
 py::object item(const Array& a, int64_t flat_index) {
   Base& b = *a.view.base;
-  sync_for_read(a.view.base);
+  sync_for_copy(a.view.base);
   int64_t idx = a.view.index_of_flat(flat_index);
   const char* p = static_cast<const char*>(b.data) + idx * dtype_size(b.dtype);
   switch (b.dtype) {

@@ -671,11 +671,8 @@ py::object getitem_general(const Array& a, py::handle key) {
   bool ell = false;
   Applied ap = apply_key(a.view, parse_key(key), ell);
   if (ap.adv.empty()) {
-    if (ap.view.ndim() == 0 && !ap.has_ellipsis && ap.only_integers) {
-      Array r = copy_as(ap.view, a.dtype());
-      r.scalar = true;
-      return wrap(std::move(r));
-    }
+    if (ap.view.ndim() == 0 && !ap.has_ellipsis && ap.only_integers)
+      return wrap(element_copy(ap.view));
     return wrap(view_of(a, ap.view));
   }
   Positions p = positions(ap);
@@ -689,9 +686,7 @@ py::object getitem(const Array& a, py::handle key) {
   bool element = false;
   if (basic_view(a.view, key.ptr(), v, element)) {
     if (!element) return wrap(view_of(a, std::move(v)));
-    Array r = copy_as(v, a.dtype());
-    r.scalar = true;
-    return wrap(std::move(r));
+    return wrap(element_copy(v));
   }
   LazyIndex li;
   if (lazy_index(a.view, key, li)) {

@@ -93,17 +93,35 @@ void sync(const BasePtr& base) {
   if (!base->data) allocate_external(*base);
 }
 
-void sync_for_read(const BasePtr& base) {
+namespace {
+// sync_for_read() and sync_for_copy(): `pending` tells whether pending work may change what
+// the read sees.
+void sync_unless(const BasePtr& base, bool pending) {
   const bool failed = !g_failed_base.expired() && g_failed_base.lock() == base;
   // (A failed base with nothing pending is not synced again: when the error came before its
   // first write, it has no memory yet, and a sync would give it fresh memory and clear the error.)
-  if ((!base->data && !failed) || !Runtime::instance().idle()) sync(base);
+  if ((!base->data && !failed) || pending) sync(base);
   if (!g_failed_base.expired() && g_failed_base.lock() == base) {
     const std::string msg =
         g_failed_message + " (this array's values were never computed; write it again to reuse it)";
     if (g_failed_index) throw IndexOutOfBounds(msg, g_failed_index->index, g_failed_index->bound);
     HS_USER_ERROR() << msg;
   }
+}
+} // namespace
+
+void sync_for_read(const BasePtr& base) {
+  sync_unless(base, !Runtime::instance().idle());
+}
+
+void sync_for_copy(const BasePtr& base) {
+  sync_unless(base, Runtime::instance().writes_pending(*base));
+}
+
+bool values_ready(const BasePtr& base) {
+  if (!base->data) return false;
+  if (!g_failed_base.expired() && g_failed_base.lock() == base) return false;
+  return !Runtime::instance().writes_pending(*base);
 }
 
 size_t pending_count() {

@@ -48,6 +48,13 @@ void sync(const BasePtr& base);
 // base has no memory yet; raises again the error of a failed flush that left the base's values
 // unspecified (until a later sync of the base succeeds).
 void sync_for_read(const BasePtr& base);
+// The same before copying values out of the base (a scalar read: item(), an index): no flush
+// while the pending instructions only read the base (Runtime::writes_pending), so reading an
+// input array's elements in a loop does not flush the loop's pending work every time.
+void sync_for_copy(const BasePtr& base);
+// The base's memory holds its values now: it has memory, no pending instruction writes it
+// (Runtime::writes_pending), and no failed flush left it unspecified.
+bool values_ready(const BasePtr& base);
 // Instructions recorded since the last flush.
 size_t pending_count();
 void set_flush_threshold(int64_t n);

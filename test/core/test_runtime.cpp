@@ -172,3 +172,50 @@ TEST_CASE("the stack's check sees each recorded instruction with its position") 
   CHECK(positions == std::vector<size_t>{0, 1, 1});
   CHECK(rt.pending_size() == 2); // the rejected one was not recorded
 }
+
+TEST_CASE("writes_pending: a recorded write until a flush that ran it ends") {
+  std::vector<std::vector<Opcode>> seen;
+  Runtime rt;
+  rt.install(fake_stack(&seen));
+  auto a = make_base("a", DType::FLOAT64, 4), b = make_base("b", DType::FLOAT64, 4);
+  CHECK_FALSE(rt.writes_pending(*a));
+  rt.record(Instruction(Opcode::IDENTITY, {View::whole(a), View::whole(b)})); // b only read
+  CHECK(rt.writes_pending(*a));
+  CHECK_FALSE(rt.writes_pending(*b));
+  rt.flush();
+  CHECK_FALSE(rt.writes_pending(*a));
+  // A flush that fails leaves its writes pending (their values are unspecified) until a later
+  // flush succeeds.
+  rt.record(neg(a));
+  CHECK_THROWS_AS(rt.flush(), UserError);
+  CHECK(rt.writes_pending(*a));
+  rt.record(add(b));
+  rt.flush();
+  CHECK_FALSE(rt.writes_pending(*a));
+  CHECK_FALSE(rt.writes_pending(*b));
+}
+
+TEST_CASE("writes_pending: a write to foreign memory is pending for every base on that memory") {
+  std::vector<std::vector<Opcode>> seen;
+  Runtime rt;
+  rt.install(fake_stack(&seen));
+  static double memory[8];
+  auto wrap = [](const char* name, double* data, int64_t n) {
+    auto base = make_base(name, DType::FLOAT64, n);
+    base->data = data;
+    base->external_owner = std::shared_ptr<void>(data, [](void*) {});
+    return base;
+  };
+  auto whole = wrap("whole", memory, 8), head = wrap("head", memory, 4),
+       tail = wrap("tail", memory + 4, 4), own = make_base("own", DType::FLOAT64, 8);
+  own->data = memory; // not foreign: the runtime's own bases never share memory
+  rt.record(add(head));
+  CHECK(rt.writes_pending(*head));
+  CHECK(rt.writes_pending(*whole)); // overlaps head
+  CHECK_FALSE(rt.writes_pending(*tail));
+  CHECK_FALSE(rt.writes_pending(*own));
+  rt.flush();
+  CHECK_FALSE(rt.writes_pending(*whole));
+  CHECK_FALSE(rt.writes_pending(*head));
+  own->data = nullptr;
+}

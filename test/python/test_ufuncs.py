@@ -342,8 +342,14 @@ def test_element_update_writes_its_temporary_in_place():
     n = np.arange(12.0).reshape(3, 4)
     h = hassium.array(n)
     hassium.flush()
-    h[1, 2] -= 1.0  # copy out, SUBTRACT in place (the temporary no one else sees), store, FREE
-    assert hassium._hassium.pending() == 4
+    # h holds its values: the element is copied out at once (no instruction), then SUBTRACT in
+    # place (the temporary no one else sees), store, FREE
+    h[1, 2] -= 1.0
+    assert hassium._hassium.pending() == 3
+    n[1, 2] -= 1.0
+    # with h[1, 2]'s write pending, the copy is recorded too
+    h[1, 2] -= 1.0
+    assert hassium._hassium.pending() == 3 + 4
     n[1, 2] -= 1.0
     s = h[1, 2]
     t = s
