@@ -16,6 +16,7 @@
 #include "ve/cpu/matmul.h"
 #include "ve/cpu/object_cache.h"
 #include "ve/cpu/openmp.h"
+#include "ve/cpu/parallel_choice.h"
 
 namespace hassium {
 
@@ -173,7 +174,18 @@ private:
   };
 
   void run(const KernelBlock& block, KernelPlan& plan, const CompiledKernel& k) {
-    KernelError err = launch(plan, k, threads_, scratch_);
+    // A kernel free to cut and big enough to: one thread or all, as its launches measured.
+    int threads = threads_;
+    cpu::ParallelChoice* choice = nullptr;
+    const int64_t total = plan.total();
+    if (options_.adaptive_threads && threads_ > 1 && plan.chunks == 0 &&
+        total >= cpu::kParallelMin) {
+      choice = &choices_[reinterpret_cast<const void*>(k.kernel)];
+      if (!choice->parallel(total)) threads = 1;
+    }
+    auto t0 = Clock::now();
+    KernelError err = launch(plan, k, threads, scratch_);
+    if (choice) choice->record(total, threads > 1, seconds_since(t0));
     if (options_.cache == KernelCacheMode::NONE) jit_.release();
     if (err.code != KERNEL_OK) throw_kernel_error(block, err);
   }
@@ -215,6 +227,7 @@ private:
   std::unordered_map<std::string, CompiledKernel> memory_; // by plan spec
   CompiledKernel transient_;
   std::vector<double> scratch_;              // partial results of split reductions
+  std::unordered_map<const void*, cpu::ParallelChoice> choices_; // by kernel function
   KernelPlan plan_;                          // the last block's plan (its buffers are reused)
   KernelPlan prepare_plan_;                  // prepare()'s, unbound
   std::unordered_set<std::string> prepared_; // specs prepare() compiled in this flush

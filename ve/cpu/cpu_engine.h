@@ -27,6 +27,9 @@ struct CpuOptions {
   WaitPolicy wait_policy = WaitPolicy::PASSIVE;
   // After a flush that compiled or loaded kernels: drop_code_pages() (ve/cpu/code_pages.h).
   bool drop_compiler_pages = true;
+  // A kernel free to cut runs on one thread or all as its launches measured, per size class
+  // (ve/cpu/parallel_choice.h); false: all threads from kParallelMin elements on.
+  bool adaptive_threads = true;
 };
 
 // Parses "none", "memory" or "disk"; throws UserError naming the valid ones otherwise.
