@@ -6,10 +6,12 @@
 // a stencil sweep over 34,000 doubles ran in 8 us on one thread and 16 us on two, one over a
 // million in 235 us and 337 us, one over three million in 1.3 ms and 0.67 ms (the 2-core
 // development VM). No fixed size threshold is right on every machine and kernel, so each
-// kernel's launches of kParallelMin elements or more measure both ways, per size class (the
-// power of two of the elements): the first kTrials launches of a class run on one thread, the
-// next kTrials on all, then each launch takes the way of the lower running mean time per
-// element, and every kRecheck-th launch of a class the other way, so a change of load or of
+// kernel's launches of kParallelMin elements or more measure, per size class (the power of two
+// of the elements): the first kTrials launches of a class run on all threads; where they took
+// kProbeSeconds or more, the class stays there (waking threads is then noise, and a trial on
+// one thread would cost as much again); else the next kTrials run on one thread, and from then
+// on each launch takes the way of the lower running mean time per element, every kRecheck-th
+// launch of the class the other way (at most 1/32 of the launches), so a change of load or of
 // the data's cache residence is followed. Deterministic for a given sequence of timings.
 #pragma once
 
@@ -23,13 +25,14 @@ class ParallelChoice {
 public:
   static constexpr int kTrials = 2;
   static constexpr uint32_t kRecheck = 32;
+  static constexpr double kProbeSeconds = 2e-3;
 
   // Whether this launch of `elements` elements (>= kParallelMin) should run on all threads.
   bool parallel(int64_t elements) {
     Class& c = classes_[class_of(elements)];
     ++c.launches;
-    if (c.runs[0] < kTrials) return false;
     if (c.runs[1] < kTrials) return true;
+    if (c.runs[0] < kTrials) return c.mean[1] * double(elements) >= kProbeSeconds;
     const bool better = c.mean[1] < c.mean[0];
     return c.launches % kRecheck == 0 ? !better : better;
   }
