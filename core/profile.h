@@ -18,7 +18,7 @@ namespace hassium {
   X(bytes_moved, int64_t, "bytes moved")                                                           \
   X(merge_cache_hits, int64_t, "merge-cache hits")                                                 \
   X(merge_cache_misses, int64_t, "merge-cache misses")                                             \
-  X(plans_reused, int64_t, "flush plans reused (exact repeats, moved views)")                                   \
+  X(plans_reused, int64_t, "flush plans reused (exact repeats, moved views)")                      \
   X(small_flushes, int64_t, "flushes partitioned by linear (too few bytes to search)")             \
   X(kernels_compiled, int64_t, "kernels compiled")                                                 \
   X(kernel_memory_hits, int64_t, "kernel cache hits (memory)")                                     \

@@ -121,7 +121,7 @@ private:
   // State lock: never held while anything but the runtime's own code runs.
   mutable std::mutex mutex_;
   Program pending_;
-  bool running_ = false; // a flush is between taking the pending program and finishing it
+  bool running_ = false;  // a flush is between taking the pending program and finishing it
   uint64_t recorded_ = 0; // instructions recorded so far (Base::last_write numbers them)
   uint64_t executed_ = 0; // every instruction numbered up to this one ran in a flush that ended
   // Foreign bases with writes pending, by the number of the first one: their memory's bytes.

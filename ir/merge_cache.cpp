@@ -250,8 +250,8 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   if (layout) {
     // The geometry, then everything: the offsets hashed with the geometry as the seed.
     XXH128_hash_t g = XXH3_128bits(words.data(), words.size() * sizeof(int64_t));
-    XXH128_hash_t h = XXH3_128bits_withSeed(offsets.data(), offsets.size() * sizeof(int64_t),
-                                            g.low64 ^ g.high64);
+    XXH128_hash_t h =
+        XXH3_128bits_withSeed(offsets.data(), offsets.size() * sizeof(int64_t), g.low64 ^ g.high64);
     // All zero means unknown; a layout that hashes to it is just never taken as known.
     *layout = {h.low64, h.high64, g.low64, g.high64};
   }

@@ -126,7 +126,7 @@ private:
     uint64_t attached_at = 0; // attach() sequence number, for the max_attachments bound
   };
   Entry* entry(std::string_view key, uint64_t hash); // mutex_ held
-  void detach(Entry& e);                              // mutex_ held: drops e's attachment
+  void detach(Entry& e);                             // mutex_ held: drops e's attachment
   std::optional<Partition> read_disk(std::string_view key, uint64_t hash, size_t size);
   void write_disk(std::string_view key, uint64_t hash, size_t size, const Partition& p);
   void remember(std::string_view key, uint64_t hash, const Partition& p, Layout layout);

@@ -45,8 +45,8 @@ TEST_CASE("parallel_choice: a launch of milliseconds on all threads stays there"
 TEST_CASE("parallel_choice: each size class learns on its own, and follows a change") {
   ParallelChoice c;
   const int64_t small = 40000, big = 4000000; // big: 1 ms a launch on all threads at 0.25 ns
-  drive(c, small, 1e-9, 2e-9, 8);              // small: one thread wins
-  drive(c, big, 1e-9, 0.25e-9, 8);             // big: all threads win
+  drive(c, small, 1e-9, 2e-9, 8);             // small: one thread wins
+  drive(c, big, 1e-9, 0.25e-9, 8);            // big: all threads win
   CHECK(drive(c, small, 1e-9, 2e-9, 64) <= 2);
   CHECK(drive(c, big, 1e-9, 0.25e-9, 64) >= 62);
   // The machine gets busy: all threads become slow for the big size; the rechecks of one

@@ -226,7 +226,7 @@ private:
   JitCompiler jit_;
   std::unordered_map<std::string, CompiledKernel> memory_; // by plan spec
   CompiledKernel transient_;
-  std::vector<double> scratch_;              // partial results of split reductions
+  std::vector<double> scratch_; // partial results of split reductions
   std::unordered_map<const void*, cpu::ParallelChoice> choices_; // by kernel function
   KernelPlan plan_;                          // the last block's plan (its buffers are reused)
   KernelPlan prepare_plan_;                  // prepare()'s, unbound
