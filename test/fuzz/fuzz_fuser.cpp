@@ -34,6 +34,7 @@
 #include "ir/printer.h"
 #include "ir/split_blocks.h"
 #include "reference_fusion.h"
+#include "runs_attachment.h"
 
 using namespace hassium;
 
@@ -191,15 +192,11 @@ private:
     {
       // A VEM's attachment runs the first partition; where the variant only moved its views,
       // fuse() hands it back for the variant only if the reference finds it legal there.
-      struct Runs : PartitionAttachment {
-        Partition p;
-        explicit Runs(Partition q) : p(std::move(q)) {}
-        const Partition* runs() const override { return &p; }
-      };
       MergeCache moved;
       FuseInfo first_info, vinfo;
       fuse(p_, o, &moved, &first_info);
-      moved.attach(first_info.key, first_info.layout, std::make_shared<Runs>(first));
+      moved.attach(first_info.key, first_info.layout,
+                   std::make_shared<test::RunsAttachment>(first));
       fuse(variant_, o, &moved, &vinfo);
       if (vinfo.shifted) {
         std::string err = vref.check(vinfo.attachment->runs()->blocks);

@@ -10,6 +10,7 @@
 #include "ir/algorithms.h"
 #include "ir/fuser.h"
 #include "ir/merge_cache.h"
+#include "runs_attachment.h"
 
 using namespace hassium;
 using test::ProgramBuilder;
@@ -392,12 +393,6 @@ TEST_CASE("fuse reports exact repeats, attachments live while the entry's layout
 }
 
 TEST_CASE("fuse reports a repeat whose views only moved when the attachment's partition holds") {
-  // What a VEM attaches: the partition it runs.
-  struct Runs : PartitionAttachment {
-    Partition p;
-    explicit Runs(Partition q) : p(std::move(q)) {}
-    const Partition* runs() const override { return &p; }
-  };
   FuserOptions o;
   o.search_min_bytes = 0; // the named algorithm on these small programs
   MergeCache cache;
@@ -409,7 +404,7 @@ TEST_CASE("fuse reports a repeat whose views only moved when the attachment's pa
   CHECK_FALSE(MergeCache::same_geometry(MergeCache::Layout{}, MergeCache::Layout{}));
   Program a = iteration("a", 1.0);
   Partition first = fuse(a, o, &cache, &info);
-  cache.attach(info.key, info.layout, std::make_shared<Runs>(first));
+  cache.attach(info.key, info.layout, std::make_shared<test::RunsAttachment>(first));
   // The multiplication reads X one element further: still legal, so the attachment runs.
   Program b = iteration("b", 2.0, 1);
   fuse(b, o, &cache, &info);
@@ -442,7 +437,7 @@ TEST_CASE("fuse reports a repeat whose views only moved when the attachment's pa
   Program apart = shifted_read(4);
   Partition fused = fuse(apart, o, &legality, &info);
   REQUIRE(together(fused));
-  legality.attach(info.key, info.layout, std::make_shared<Runs>(fused));
+  legality.attach(info.key, info.layout, std::make_shared<test::RunsAttachment>(fused));
   Program overlapping = shifted_read(2);
   REQUIRE(MergeCache::same_geometry(info.layout, MergeCache::layout(overlapping)));
   Partition fresh = fuse(overlapping, o, &legality, &info);
@@ -454,18 +449,13 @@ TEST_CASE("fuse reports a repeat whose views only moved when the attachment's pa
 }
 
 TEST_CASE("fuse reports a repeat with reshaped views, and the entry takes its layout") {
-  struct Runs : PartitionAttachment {
-    Partition p;
-    explicit Runs(Partition q) : p(std::move(q)) {}
-    const Partition* runs() const override { return &p; }
-  };
   FuserOptions o;
   o.search_min_bytes = 0; // the named algorithm on these small programs
   MergeCache cache;
   FuseInfo info;
   Program a = gauss_step("a", 8, 1);
   Partition first = fuse(a, o, &cache, &info);
-  cache.attach(info.key, info.layout, std::make_shared<Runs>(first));
+  cache.attach(info.key, info.layout, std::make_shared<test::RunsAttachment>(first));
   // The next pivot: the same key, smaller views.
   Program b = gauss_step("b", 8, 2);
   REQUIRE(MergeCache::key(b, o) == MergeCache::key(a, o));
