@@ -88,8 +88,13 @@ View result_view(const View& tv, const View& v) {
   return r;
 }
 
-// Tries the `result` rewrite of the copy `IDENTITY V, T` at c (see the top); marks the copy
-// and edits T's producer on success.
+// An instruction whose result cannot fuse with a copy of it (the `result` rule's producers).
+bool is_result_producer(const Instruction& ins) {
+  return ins.op == Opcode::MATMUL || ins.info().family == Family::REDUCTION;
+}
+
+// Tries the `result` rewrite of the copy `IDENTITY V, T` at c (see the top), T's producer
+// being writer[T]; marks the copy and edits the producer on success.
 bool try_result(Program& p, size_t c, std::vector<bool>& drop,
                 const std::unordered_map<const Base*, size_t>& writer) {
   const Instruction& copy = p.instrs[c];
@@ -103,8 +108,6 @@ bool try_result(Program& p, size_t c, std::vector<bool>& drop,
   if (w == writer.end() || w->second >= c || c - w->second > kWindow) return false;
   const size_t at = w->second;
   Instruction& producer = p.instrs[at];
-  const Family f = producer.info().family;
-  if (f != Family::REDUCTION && producer.op != Opcode::MATMUL) return false;
   if (!filters::covers_base(producer.out()) && tb->nelem != 1) return false;
   const View target = result_view(producer.out(), v);
   if (!target.base) return false;
@@ -215,7 +218,7 @@ bool try_forward(Program& p, size_t c, std::vector<bool>& drop,
 
 Program forward_copies(Program p) {
   // first_use[i]: for a candidate copy at i, the first instruction touching its output's base.
-  // writer[T]: the instruction that writes T as T's first access (a result's producer).
+  // writer[T]: the result producer that writes T as T's first access.
   std::vector<long> first_use(p.instrs.size(), -1);
   std::unordered_map<const Base*, size_t> writer;
   {
@@ -225,7 +228,7 @@ Program forward_copies(Program p) {
       for (size_t k = 0; k < ins.operands.size(); ++k)
         if (ins.is_view(k)) first.emplace(ins.view(k).base.get(), long(i));
       if (is_candidate(ins)) first_use[i] = first[ins.out().base.get()];
-      if (ins.op == Opcode::MATMUL || ins.info().family == Family::REDUCTION) {
+      if (is_result_producer(ins)) {
         const Base* out = ins.out().base.get();
         if (first[out] == long(i) && !filters::reads(ins, out)) writer.emplace(out, i);
       }

@@ -31,6 +31,10 @@ bool g_shutting_down = false;
 std::weak_ptr<Base> g_failed_base;
 std::string g_failed_message;
 std::optional<IndexOutOfBounds> g_failed_index; // when that error was an index out of bounds
+
+bool is_failed(const BasePtr& base) {
+  return !g_failed_base.expired() && g_failed_base.lock() == base;
+}
 } // namespace
 
 BaseOwner::~BaseOwner() {
@@ -89,7 +93,7 @@ void sync(const BasePtr& base) {
     if (auto* ie = dynamic_cast<const IndexOutOfBounds*>(&e)) g_failed_index = *ie;
     throw;
   }
-  if (!g_failed_base.expired() && g_failed_base.lock() == base) g_failed_base.reset();
+  if (is_failed(base)) g_failed_base.reset();
   if (!base->data) allocate_external(*base);
 }
 
@@ -97,11 +101,11 @@ namespace {
 // sync_for_read() and sync_for_copy(): `pending` tells whether pending work may change what
 // the read sees.
 void sync_unless(const BasePtr& base, bool pending) {
-  const bool failed = !g_failed_base.expired() && g_failed_base.lock() == base;
+  const bool failed = is_failed(base);
   // (A failed base with nothing pending is not synced again: when the error came before its
   // first write, it has no memory yet, and a sync would give it fresh memory and clear the error.)
   if ((!base->data && !failed) || pending) sync(base);
-  if (!g_failed_base.expired() && g_failed_base.lock() == base) {
+  if (is_failed(base)) {
     const std::string msg =
         g_failed_message + " (this array's values were never computed; write it again to reuse it)";
     if (g_failed_index) throw IndexOutOfBounds(msg, g_failed_index->index, g_failed_index->bound);
@@ -120,7 +124,7 @@ void sync_for_copy(const BasePtr& base) {
 
 bool values_ready(const BasePtr& base) {
   if (!base->data) return false;
-  if (!g_failed_base.expired() && g_failed_base.lock() == base) return false;
+  if (is_failed(base)) return false;
   return !Runtime::instance().writes_pending(*base);
 }
 

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <limits>
 
@@ -52,11 +53,9 @@ private:
     uint16_t runs[2] = {0, 0};
     uint32_t launches = 0;
   };
+  // floor(log2(elements)), for elements >= 1 (64 classes cover every int64).
   static size_t class_of(int64_t elements) {
-    size_t c = 0;
-    for (uint64_t e = uint64_t(elements > 0 ? elements : 1); e > 1 && c + 1 < kClasses; e >>= 1)
-      ++c;
-    return c;
+    return size_t(std::bit_width(uint64_t(elements > 0 ? elements : 1))) - 1;
   }
   static constexpr size_t kClasses = 64;
   std::array<Class, kClasses> classes_{};
