@@ -40,6 +40,9 @@ struct Base {
   // The Runtime's number of the last instruction recorded to write or FREE this base
   // (Runtime::writes_pending()).
   uint64_t last_write = 0;
+  // The number of the last instruction recorded to read, write or FREE it
+  // (Runtime::uses_pending()).
+  uint64_t last_use = 0;
 
   int64_t nbytes() const { return nelem * dtype_size(dtype); }
   // Forgets the memory (FREE): the allocation goes back to its pool, a foreign owner to the

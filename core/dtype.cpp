@@ -12,15 +12,11 @@ constexpr std::array<std::string_view, kNumDTypes> kNames = {
     HS_DTYPES(HS_X)
 #undef HS_X
 };
-constexpr std::array<int, kNumDTypes> kSizes = {
-#define HS_X(ENUM, name, ctype, size) size,
-    HS_DTYPES(HS_X)
-#undef HS_X
-};
 } // namespace
 
-std::string_view dtype_name(DType t) { return kNames[size_t(t)]; }
-int dtype_size(DType t) { return kSizes[size_t(t)]; }
+std::string_view dtype_name(DType t) {
+  return kNames[size_t(t)];
+}
 
 std::optional<DType> parse_dtype(std::string_view name) {
   for (size_t i = 0; i < kNames.size(); ++i)

@@ -30,24 +30,48 @@ enum class DType : uint8_t {
 };
 inline constexpr int kNumDTypes = 13;
 
-std::string_view dtype_name(DType t);      // "float64"
+std::string_view dtype_name(DType t); // "float64"
 std::optional<DType> parse_dtype(std::string_view name);
-int dtype_size(DType t);                   // bytes per element
-std::string_view dtype_names_list();      // "bool, int8, ..., complex128"
+// Bytes per element (inline: element reads and stores ask it for every access).
+inline int dtype_size(DType t) {
+  constexpr int sizes[] = {
+#define HS_X(ENUM, name, ctype, size) size,
+      HS_DTYPES(HS_X)
+#undef HS_X
+  };
+  return sizes[size_t(t)];
+}
+std::string_view dtype_names_list(); // "bool, int8, ..., complex128"
 
-inline bool is_bool(DType t) { return t == DType::BOOL; }
-inline bool is_signed_int(DType t) { return t >= DType::INT8 && t <= DType::INT64; }
-inline bool is_unsigned_int(DType t) { return t >= DType::UINT8 && t <= DType::UINT64; }
-inline bool is_integer(DType t) { return is_signed_int(t) || is_unsigned_int(t); }
-inline bool is_float(DType t) { return t == DType::FLOAT32 || t == DType::FLOAT64; }
-inline bool is_complex(DType t) { return t == DType::COMPLEX64 || t == DType::COMPLEX128; }
+inline bool is_bool(DType t) {
+  return t == DType::BOOL;
+}
+inline bool is_signed_int(DType t) {
+  return t >= DType::INT8 && t <= DType::INT64;
+}
+inline bool is_unsigned_int(DType t) {
+  return t >= DType::UINT8 && t <= DType::UINT64;
+}
+inline bool is_integer(DType t) {
+  return is_signed_int(t) || is_unsigned_int(t);
+}
+inline bool is_float(DType t) {
+  return t == DType::FLOAT32 || t == DType::FLOAT64;
+}
+inline bool is_complex(DType t) {
+  return t == DType::COMPLEX64 || t == DType::COMPLEX128;
+}
 // The real type of a complex one (complex64 -> float32); other types map to themselves.
 DType real_part_type(DType t);
 
 // A set of dtypes as a bitmask (bit i = DType i). Used by the opcode signatures.
 using DTypeSet = uint16_t;
-inline constexpr DTypeSet dtype_bit(DType t) { return DTypeSet(1u << unsigned(t)); }
-inline constexpr bool dtype_in(DType t, DTypeSet s) { return (s & dtype_bit(t)) != 0; }
+inline constexpr DTypeSet dtype_bit(DType t) {
+  return DTypeSet(1u << unsigned(t));
+}
+inline constexpr bool dtype_in(DType t, DTypeSet s) {
+  return (s & dtype_bit(t)) != 0;
+}
 namespace types {
 inline constexpr DTypeSet B = dtype_bit(DType::BOOL);
 inline constexpr DTypeSet I = dtype_bit(DType::INT8) | dtype_bit(DType::INT16) |

@@ -57,6 +57,8 @@ size_t Runtime::record(Instruction ins) {
   std::lock_guard lock(mutex_);
   if (check_) check_(ins, pending_.instrs.size());
   ++recorded_;
+  for (const Operand& o : ins.operands)
+    if (const View* v = std::get_if<View>(&o)) v->base->last_use = recorded_;
   if (ins.op != Opcode::SYNC && ins.is_view(0)) {
     Base& out = *ins.out().base;
     if (out.external_owner && out.data && out.last_write <= executed_) {
@@ -166,6 +168,12 @@ bool Runtime::writes_pending(const Base& base) const {
   for (const ForeignWrite& w : foreign_writes_)
     if (w.first > executed_ && w.lo < hi && lo < w.hi) return true;
   return false;
+}
+
+bool Runtime::uses_pending(const Base& base) const {
+  std::lock_guard lock(mutex_);
+  if (base.external_owner) return recorded_ > executed_;
+  return base.last_use > executed_;
 }
 
 bool Runtime::idle() const {

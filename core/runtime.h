@@ -92,6 +92,11 @@ public:
   // only read it. (Handing out the memory itself is another matter: a writer outside the
   // runtime would change what those pending reads see.)
   bool writes_pending(const Base& base) const;
+  // True while an instruction recorded to read, write or FREE the base has not run (or ran in a
+  // flush that failed); for a base on foreign memory, while anything at all is pending (another
+  // base may wrap the same memory). Otherwise nothing pending touches the base, and a frontend
+  // may write values into its memory directly (an element store that records nothing).
+  bool uses_pending(const Base& base) const;
   // An empty operand vector with room for n operands: the storage of an instruction an earlier
   // flush executed when one of that size is spare, so that recording in a loop allocates none
   // (and a flush frees none). Optional: instructions may bring their own vectors.

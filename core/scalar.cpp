@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <sstream>
+#include <type_traits>
 
 #include "core/error.h"
 
@@ -15,7 +16,9 @@ Scalar Scalar::of_bool(bool v) {
   s.b = v;
   return s;
 }
-Scalar Scalar::of_int(int64_t v, DType t) { return Scalar{DType::INT64, false, v}.cast(t); }
+Scalar Scalar::of_int(int64_t v, DType t) {
+  return Scalar{DType::INT64, false, v}.cast(t);
+}
 Scalar Scalar::of_uint(uint64_t v, DType t) {
   Scalar s;
   s.dtype = DType::UINT64;
@@ -34,6 +37,67 @@ Scalar Scalar::of_complex(std::complex<double> v, DType t) {
   s.re = v.real();
   s.im = v.imag();
   return s.cast(t);
+}
+
+namespace {
+template <typename C> struct IsComplex : std::false_type {};
+template <typename R> struct IsComplex<std::complex<R>> : std::true_type {};
+
+template <typename C> void store_as(const Scalar& s, void* dst) {
+  C v;
+  if constexpr (std::is_same_v<C, bool>)
+    v = s.b;
+  else if constexpr (IsComplex<C>::value)
+    v = C(typename C::value_type(s.re), typename C::value_type(s.im));
+  else if constexpr (std::is_floating_point_v<C>)
+    v = C(s.re);
+  else if constexpr (std::is_signed_v<C>)
+    v = C(s.i);
+  else
+    v = C(s.u);
+  std::memcpy(dst, &v, sizeof v);
+}
+
+template <typename C> void load_as(const void* src, Scalar& s) {
+  C v;
+  std::memcpy(&v, src, sizeof v);
+  if constexpr (std::is_same_v<C, bool>) {
+    s.b = v;
+  } else if constexpr (IsComplex<C>::value) {
+    s.re = double(v.real());
+    s.im = double(v.imag());
+  } else if constexpr (std::is_floating_point_v<C>) {
+    s.re = double(v);
+  } else if constexpr (std::is_signed_v<C>) {
+    s.i = int64_t(v);
+  } else {
+    s.u = uint64_t(v);
+  }
+}
+} // namespace
+
+void Scalar::store(void* dst) const {
+  switch (dtype) {
+#define HS_X(ENUM, name, ctype, size)                                                              \
+  case DType::ENUM:                                                                                \
+    return store_as<ctype>(*this, dst);
+    HS_DTYPES(HS_X)
+#undef HS_X
+  }
+}
+
+Scalar Scalar::load(const void* src, DType t) {
+  Scalar s;
+  s.dtype = t;
+  switch (t) {
+#define HS_X(ENUM, name, ctype, size)                                                              \
+  case DType::ENUM:                                                                                \
+    load_as<ctype>(src, s);                                                                        \
+    break;
+    HS_DTYPES(HS_X)
+#undef HS_X
+  }
+  return s;
 }
 
 double Scalar::as_double() const {
@@ -68,25 +132,51 @@ bool Scalar::as_bool() const {
 }
 
 namespace {
-template <typename T> int64_t wrap_signed(int64_t v) { return int64_t(T(v)); }
-template <typename T> uint64_t wrap_unsigned(uint64_t v) { return uint64_t(T(v)); }
+template <typename T> int64_t wrap_signed(int64_t v) {
+  return int64_t(T(v));
+}
+template <typename T> uint64_t wrap_unsigned(uint64_t v) {
+  return uint64_t(T(v));
+}
 } // namespace
 
 Scalar Scalar::cast(DType t) const {
   Scalar s;
   s.dtype = t;
   switch (t) {
-  case DType::BOOL: s.b = as_bool(); break;
-  case DType::INT8: s.i = wrap_signed<int8_t>(as_int()); break;
-  case DType::INT16: s.i = wrap_signed<int16_t>(as_int()); break;
-  case DType::INT32: s.i = wrap_signed<int32_t>(as_int()); break;
-  case DType::INT64: s.i = as_int(); break;
-  case DType::UINT8: s.u = wrap_unsigned<uint8_t>(as_uint()); break;
-  case DType::UINT16: s.u = wrap_unsigned<uint16_t>(as_uint()); break;
-  case DType::UINT32: s.u = wrap_unsigned<uint32_t>(as_uint()); break;
-  case DType::UINT64: s.u = as_uint(); break;
-  case DType::FLOAT32: s.re = double(float(as_double())); break;
-  case DType::FLOAT64: s.re = as_double(); break;
+  case DType::BOOL:
+    s.b = as_bool();
+    break;
+  case DType::INT8:
+    s.i = wrap_signed<int8_t>(as_int());
+    break;
+  case DType::INT16:
+    s.i = wrap_signed<int16_t>(as_int());
+    break;
+  case DType::INT32:
+    s.i = wrap_signed<int32_t>(as_int());
+    break;
+  case DType::INT64:
+    s.i = as_int();
+    break;
+  case DType::UINT8:
+    s.u = wrap_unsigned<uint8_t>(as_uint());
+    break;
+  case DType::UINT16:
+    s.u = wrap_unsigned<uint16_t>(as_uint());
+    break;
+  case DType::UINT32:
+    s.u = wrap_unsigned<uint32_t>(as_uint());
+    break;
+  case DType::UINT64:
+    s.u = as_uint();
+    break;
+  case DType::FLOAT32:
+    s.re = double(float(as_double()));
+    break;
+  case DType::FLOAT64:
+    s.re = as_double();
+    break;
   case DType::COMPLEX64:
     s.re = double(float(as_complex().real()));
     s.im = double(float(as_complex().imag()));

@@ -35,6 +35,10 @@ struct Scalar {
   uint64_t as_uint() const;
   bool as_bool() const;
 
+  // The value in its dtype's memory layout (the element type of HS_DTYPES) at dst / read from src.
+  void store(void* dst) const;
+  static Scalar load(const void* src, DType t);
+
   bool operator==(const Scalar& o) const; // same dtype and same value (NaNs equal bitwise)
   // The value as bytecode text without the dtype suffix: "true", "-3", "2.5", "(1,-2)".
   // Floats print with enough digits to round-trip (17 for float64, 9 for float32).

@@ -196,17 +196,7 @@ Array copy_as(const View& v, DType t) {
 }
 
 Array element_copy(const View& v) {
-  const DType t = v.dtype();
-  if (!values_ready(v.base)) {
-    Array r = copy_as(v, t);
-    r.scalar = true;
-    return r;
-  }
-  Array r = new_array(t, Dims{});
-  Base& b = *r.view.base;
-  allocate_external(b);
-  const size_t item = size_t(dtype_size(t));
-  std::memcpy(b.data, static_cast<const char*>(v.base->data) + size_t(v.offset) * item, item);
+  Array r = copy_as(v, v.dtype());
   r.scalar = true;
   return r;
 }

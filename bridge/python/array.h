@@ -55,10 +55,8 @@ void record_copy(const View& out, const View& in);
 void record_fill(const View& out, const Scalar& value);
 // A fresh contiguous copy of the view, cast to t.
 Array copy_as(const View& v, DType t);
-// The scalar NumPy returns for a[i, j] (all integer indices): a fresh 0-d array marked scalar
-// holding a copy of v's one element. Copied at once when v's base holds its values
-// (values_ready()), so that reading the scalar later (an index, float()) needs no flush; else
-// recorded.
+// The lazy form of the scalar NumPy returns for a[i, j] (all integer indices), for an element
+// whose value is not ready: a fresh 0-d array marked scalar, recorded as a copy of v's element.
 Array element_copy(const View& v);
 // The array itself when it is contiguous from its base's start and covers exactly its size;
 // else a contiguous copy (used where an instruction wants plain row-major data).

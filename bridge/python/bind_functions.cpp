@@ -122,6 +122,10 @@ void bind_functions(py::module_& m) {
   m.def("set_flush_threshold", &set_flush_threshold);
   m.def("flush_threshold", &flush_threshold);
   m.def("set_align_flushes", &set_align_flushes);
+  m.def("set_flush_scalar_reads", &set_flush_scalar_reads);
+  m.def("flush_scalar_reads", &flush_scalar_reads);
+  m.def("set_eager_max_elements", &set_eager_max_elements);
+  m.def("eager_max_elements", &eager_max_elements);
   m.def("align_flushes", &align_flushes);
   m.def("flush_policy_stats", [] {
     FlushPolicy::Stats s = flush_policy_stats();

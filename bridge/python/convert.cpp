@@ -1,6 +1,7 @@
 // Converting Python objects: operand classification, constants, NumPy arrays both ways.
 #include "bridge/python/convert.h"
 #include "bridge/python/indexing.h"
+#include "bridge/python/numpy_api.h"
 
 #include <climits>
 #include <cstring>
@@ -43,8 +44,8 @@ bool weak_int(py::handle obj, Scalar& value) {
   return false;
 }
 
-// The value of a NumPy scalar (or 0-d array) of dtype t as a Scalar.
-Scalar numpy_scalar_value(py::handle obj, DType t) {
+// The value of a 0-d NumPy array of dtype t as a Scalar.
+Scalar zero_d_value(py::handle obj, DType t) {
   py::object v = obj.attr("item")();
   Scalar s;
   switch (t) {
@@ -112,6 +113,13 @@ py::object wrap(Array a) {
 
 ArgStatus classify(py::handle obj, Arg& out) {
   PyObject* p = obj.ptr();
+  // (NumPy scalars before is_ndarray(), which would walk their long type hierarchy.)
+  if (Py_TYPE(p) != ndarray_type() && exact_numpy_scalar_value(p, out.value)) {
+    out.is_array = false;
+    out.zero_dim = true;
+    out.code = code_of(out.value.dtype);
+    return ArgStatus::ok;
+  }
   if (is_ndarray(obj)) {
     out.is_array = true;
     out.array = array_of(obj);
@@ -140,13 +148,11 @@ ArgStatus classify(py::handle obj, Arg& out) {
     out.value = Scalar::of_complex({PyComplex_RealAsDouble(p), PyComplex_ImagAsDouble(p)});
     return ArgStatus::ok;
   }
-  if (PyObject_IsInstance(p, numpy_generic()) == 1) {
-    auto t = dtype_of_numpy(obj.attr("dtype"));
-    if (!t) return ArgStatus::fallback;
-    out.code = code_of(*t);
-    out.value = numpy_scalar_value(obj, *t);
+  if (numpy_scalar_value(p, out.value)) {
+    out.code = code_of(out.value.dtype);
     return ArgStatus::ok;
   }
+  if (PyObject_IsInstance(p, numpy_generic()) == 1) return ArgStatus::fallback; // float16, ...
   if (PyFloat_Check(p)) { // float subclasses that are not NumPy's
     out.code = kWeakFloat;
     out.value = Scalar::of_float(PyFloat_AsDouble(p));
@@ -179,7 +185,7 @@ ArgStatus classify(py::handle obj, Arg& out) {
   if (!t) return ArgStatus::fallback;
   if (arr.ndim() == 0) {
     out.code = code_of(*t);
-    out.value = numpy_scalar_value(arr, *t);
+    out.value = zero_d_value(arr, *t);
     return ArgStatus::ok;
   }
   auto a = from_numpy(arr, false);

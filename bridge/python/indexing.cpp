@@ -6,6 +6,7 @@
 
 #include "bridge/python/convert.h"
 #include "bridge/python/errors.h"
+#include "bridge/python/numpy_api.h"
 
 namespace hassium::python {
 
@@ -474,6 +475,65 @@ bool basic_view(const View& in, PyObject* key, View& out, bool& element) {
   return true;
 }
 
+// A key of one integer per dim (a[i, j]), each a Python int or a NumPy integer scalar (an
+// element of an index array): the element's offset in the base. False for any other key
+// (basic_view() and the general path take those, with their errors).
+bool element_key(const View& in, PyObject* key, int64_t& offset) {
+  PyObject* const* items = &key;
+  Py_ssize_t n = 1;
+  if (PyTuple_CheckExact(key)) {
+    items = &PyTuple_GET_ITEM(key, 0);
+    n = PyTuple_GET_SIZE(key);
+  }
+  if (n != in.ndim() || n == 0) return false;
+  offset = in.offset;
+  for (Py_ssize_t d = 0; d < n; ++d) {
+    long long i = 0;
+    if (PyLong_CheckExact(items[d])) {
+      int overflow = 0;
+      i = PyLong_AsLongLongAndOverflow(items[d], &overflow);
+      if (overflow) return false;
+    } else {
+      Scalar s;
+      if (!exact_numpy_scalar_value(items[d], s) || !is_integer(s.dtype)) return false;
+      if (is_unsigned_int(s.dtype) && s.u > uint64_t(INT64_MAX)) return false;
+      i = is_unsigned_int(s.dtype) ? int64_t(s.u) : s.i;
+    }
+    const int64_t len = in.shape[size_t(d)];
+    if (i < -len || i >= len) raise_out_of_bounds(i, int(d), len);
+    offset += (i < 0 ? i + len : i) * in.stride[size_t(d)];
+  }
+  return true;
+}
+
+// a[i, j] (every dim an integer): the NumPy scalar of the element, read now, when its value is
+// ready (values_ready(): no pending instruction writes it) or, with [python] scalar_reads =
+// flush, after the flush that computes it; else ([python] scalar_reads = lazy) the lazy 0-d
+// copy, computed by the flush that needs it.
+py::object element_at(const View& a, int64_t offset) {
+  if (!values_ready(a.base)) {
+    if (!flush_scalar_reads()) return wrap(element_copy(View{a.base, offset, {}, {}}));
+    sync_for_copy(a.base);
+  }
+  const DType t = a.dtype();
+  return numpy_scalar(static_cast<const char*>(a.base->data) + offset * dtype_size(t), t);
+}
+
+// a[i, j] = value for a constant value (a Python or NumPy scalar) when nothing pending reads or
+// writes a's base (store_ready()): the value is stored into the memory at once, as NumPy's
+// conversion makes it (assigned_constant(), with its errors), and nothing is recorded. False
+// when the store must be recorded (an array value, or work pending on the base).
+bool store_element(const View& a, int64_t offset, py::handle value) {
+  if (!store_ready(a.base)) return false;
+  Arg v;
+  if (classify(value, v) != ArgStatus::ok || v.is_array) return false;
+  Base& b = *a.base;
+  const Scalar c = v.code == code_of(b.dtype) ? v.value : assigned_constant(v, b.dtype);
+  c.store(static_cast<char*>(b.data) + offset * dtype_size(b.dtype));
+  ++b.generation; // a write (hassium/_masked.py's check), as record() counts one
+  return true;
+}
+
 // target = value for a basic (view) target: a fill for a constant, else a copy (cast, broadcast,
 // through a temporary on overlap).
 void assign_basic(const View& target, py::handle value) {
@@ -672,7 +732,7 @@ py::object getitem_general(const Array& a, py::handle key) {
   Applied ap = apply_key(a.view, parse_key(key), ell);
   if (ap.adv.empty()) {
     if (ap.view.ndim() == 0 && !ap.has_ellipsis && ap.only_integers)
-      return wrap(element_copy(ap.view));
+      return element_at(ap.view, ap.view.offset);
     return wrap(view_of(a, ap.view));
   }
   Positions p = positions(ap);
@@ -682,11 +742,13 @@ py::object getitem_general(const Array& a, py::handle key) {
 }
 
 py::object getitem(const Array& a, py::handle key) {
+  int64_t offset = 0;
+  if (element_key(a.view, key.ptr(), offset)) return element_at(a.view, offset);
   View v;
   bool element = false;
   if (basic_view(a.view, key.ptr(), v, element)) {
     if (!element) return wrap(view_of(a, std::move(v)));
-    return wrap(element_copy(v));
+    return element_at(v, v.offset);
   }
   LazyIndex li;
   if (lazy_index(a.view, key, li)) {
@@ -714,6 +776,8 @@ void setitem(const Array& a, py::handle key, py::handle value) {
     if (assign_selection(a, key, value)) return;
     return setitem(a, key, materialize(value));
   }
+  int64_t offset = 0;
+  if (element_key(a.view, key.ptr(), offset) && store_element(a.view, offset, value)) return;
   View target;
   bool element = false;
   if (basic_view(a.view, key.ptr(), target, element)) return assign_basic(target, value);

@@ -5,6 +5,7 @@
 
 #include "bridge/python/convert.h"
 #include "bridge/python/errors.h"
+#include "bridge/python/numpy_api.h"
 #include "bridge/python/ufunc.h"
 
 namespace hassium::python {
@@ -105,6 +106,18 @@ std::optional<py::object> product(Product kind, py::handle ha, py::handle hb) {
   if (b.shape()[0] != k) {
     if (kind == Product::vdot) return std::nullopt; // NumPy's own message, from the Python path
     raise_mismatch(kind, a, b);
+  }
+  // The scalar product of two small 1-D arrays whose values are ready: NumPy's, at once.
+  if (na == 1 && nb == 1 && k <= eager_max_elements() && values_ready(a.view.base) &&
+      values_ready(b.view.base)) {
+    static PyObject* fns[4] = {};
+    PyObject*& f = fns[size_t(kind)];
+    if (!f) f = py::object(py::module_::import("numpy").attr(kNames[size_t(kind)])).release().ptr();
+    py::object va = borrowed_numpy_view(a.view), vb = borrowed_numpy_view(b.view);
+    PyObject* args[2] = {va.ptr(), vb.ptr()};
+    PyObject* r = PyObject_Vectorcall(f, args, 2, nullptr);
+    if (!r) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(r);
   }
   // numpy.result_type of two dtypes is add's loop for them.
   static const UfuncDef& add = ufunc("add");

@@ -3,6 +3,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -126,6 +127,33 @@ bool values_ready(const BasePtr& base) {
   if (!base->data) return false;
   if (is_failed(base)) return false;
   return !Runtime::instance().writes_pending(*base);
+}
+
+namespace {
+int g_flush_scalar_reads = -1; // -1 = [python] scalar_reads not read yet
+int64_t g_eager_max = -1;      // -1 = [python] eager_max_elements not read yet
+} // namespace
+
+bool flush_scalar_reads() {
+  if (g_flush_scalar_reads < 0)
+    g_flush_scalar_reads = Config::global()->choice("python", "scalar_reads") == "flush";
+  return g_flush_scalar_reads > 0;
+}
+void set_flush_scalar_reads(bool on) {
+  g_flush_scalar_reads = on;
+}
+
+int64_t eager_max_elements() {
+  if (g_eager_max < 0)
+    g_eager_max = std::max<int64_t>(0, Config::global()->get_int("python", "eager_max_elements"));
+  return g_eager_max;
+}
+void set_eager_max_elements(int64_t n) {
+  g_eager_max = n < 0 ? 0 : n;
+}
+
+bool store_ready(const BasePtr& base) {
+  return base->data && !is_failed(base) && !Runtime::instance().uses_pending(*base);
 }
 
 size_t pending_count() {

@@ -55,6 +55,16 @@ void sync_for_copy(const BasePtr& base);
 // The base's memory holds its values now: it has memory, no pending instruction writes it
 // (Runtime::writes_pending), and no failed flush left it unspecified.
 bool values_ready(const BasePtr& base);
+// The frontend may write values into the base's memory directly: it has memory, no pending
+// instruction reads or writes it (Runtime::uses_pending), and no failed flush left it unspecified.
+bool store_ready(const BasePtr& base);
+// [python] scalar_reads = flush: an element read of a base with a write pending flushes
+// (read from the configuration at the first use unless set first).
+bool flush_scalar_reads();
+void set_flush_scalar_reads(bool on);
+// [python] eager_max_elements: the longest operands of a scalar product that runs at once.
+int64_t eager_max_elements();
+void set_eager_max_elements(int64_t n);
 // Instructions recorded since the last flush.
 size_t pending_count();
 void set_flush_threshold(int64_t n);

@@ -1,7 +1,12 @@
-"""Loops over elements, as NPBench's lu, cholesky and trmm write them: NumPy's values, and the
-runtime's two mechanisms for them: a flush of scalars and short rows is partitioned by `linear`
-([fuser] search_min_bytes; counted as small_flushes), and the element copies of `A[i, j] -= x`
-are forwarded (the forward_copies filter) without changing any value."""
+"""Loops over elements, as NPBench's lu, cholesky, trmm and seidel_2d write them: NumPy's values
+under both [python] scalar_reads modes. `flush` (the default): elements are read as NumPy scalars
+(a pending write flushed first), stored straight into memory when nothing pending touches the
+array, and the small dots of ready rows run through NumPy ([python] eager_max_elements): such a
+loop records (almost) nothing. `lazy` with eager_max_elements = 0: every element update is
+recorded, and the runtime's two mechanisms for that bytecode work: a flush of scalars and short
+rows is partitioned by `linear` ([fuser] search_min_bytes; counted as small_flushes), and the
+element copies of `A[i, j] -= x` are forwarded (the forward_copies filter) without changing any
+value."""
 import os
 import re
 import subprocess
@@ -58,7 +63,7 @@ def spd(n):
 
 
 @pytest.mark.parametrize("name", ["lu", "cholesky", "trmm", "seidel"])
-def test_element_loops_match_numpy(name):
+def test_element_loops_match_numpy(name, scalar_reads):
     n = 24
     ref = spd(n)
     if name == "trmm":
@@ -76,7 +81,22 @@ def test_element_loops_match_numpy(name):
     kernel(hassium, *args_hs)
     np.testing.assert_allclose(np.asarray(args_hs[-1]), args_np[-1], rtol=1e-12, atol=1e-12)
     after = hassium.profile()
+    recorded = after["instructions"] - before["instructions"]
+    if scalar_reads == "flush":
+        if name in ("lu", "cholesky"):
+            # every element and dot of the ready matrix computed at once, nothing recorded: the
+            # values are NumPy's own to the bit
+            np.testing.assert_array_equal(np.asarray(args_hs[-1]), args_np[-1])
+            assert recorded == 0
+        elif name == "trmm":
+            assert recorded <= 2  # B *= alpha (and its flush's SYNC)
+        else:  # seidel: each row update is recorded, and flushed by the row's first element read
+            rows = 2 * (ref.shape[0] - 2)
+            assert after["flushes"] - before["flushes"] >= rows
+            assert recorded <= 16 * rows  # 7 adds, 6 FREEs of temporaries, a SYNC
+        return
     assert after["flushes"] > before["flushes"]
+    assert recorded > 3 * ref.shape[0]  # the element updates themselves
     # Arrays of 24 elements: every flush of the loop is too small for the greedy search (the
     # NumPy reference executor of HASSIUM_TEST_BACKEND=reference does not fuse).
     if os.environ.get("HASSIUM_TEST_BACKEND") != "reference":
@@ -84,7 +104,8 @@ def test_element_loops_match_numpy(name):
 
 
 def test_element_copies_of_lu_are_forwarded(tmp_path):
-    """The bytecode that reaches the fuser (the trace filter, last in the list): lu's element
+    """The bytecode that reaches the fuser (the trace filter, last in the list) when lu's element
+    updates are recorded ([python] scalar_reads = lazy, eager_max_elements = 0): its element
     updates and divisor reads are recorded as copies, and forward_copies leaves none (but where
     a flush cuts an update in two)."""
     script = textwrap.dedent('''
@@ -102,7 +123,8 @@ def test_element_copies_of_lu_are_forwarded(tmp_path):
     for filters in ("expand_power", "expand_power,forward_copies"):
         trace = tmp_path / (filters.replace(",", "_") + ".hsb")
         env = dict(os.environ, HASSIUM_STACK_FILTERS=filters + ",trace",
-                   HASSIUM_FILTERS_TRACE_FILE=str(trace))
+                   HASSIUM_FILTERS_TRACE_FILE=str(trace), HASSIUM_PYTHON_SCALAR_READS="lazy",
+                   HASSIUM_PYTHON_EAGER_MAX_ELEMENTS="0")
         subprocess.run([sys.executable, "-c", script], env=env, check=True)
         lines = trace.read_text().splitlines()
         # copies of views (an empty product's IDENTITY fill of 0.0 is no copy)

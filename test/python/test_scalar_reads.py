@@ -1,8 +1,12 @@
-"""Scalar reads (a[i, j], float(), an element used as an index) of an array whose values are
-ready: no flush, though other work is pending (NPBench's scattering_self_energies indexes with
+"""Scalar reads and stores. a[i, j] (a Python int or NumPy integer per dim), float(), an element
+used as an index: read at once when the array's values are ready, as NumPy's scalar, with no
+flush though other work is pending (NPBench's scattering_self_energies indexes with
 `neigh_idx[a, b]` inside its loop); an array with a write pending, or sharing memory with one,
-is flushed first. Values as NumPy's."""
+is flushed first ([python] scalar_reads = flush; `lazy` returns a 0-d array computed later).
+a[i, j] = scalar: stored into memory at once when nothing pending reads or writes the array,
+with NumPy's conversions and errors; else recorded. Values as NumPy's."""
 import numpy as np
+import pytest
 
 import hassium
 
@@ -15,26 +19,77 @@ def test_reading_an_input_array_does_not_flush_pending_work():
     acc = hassium.zeros(4)
     ref = np.zeros(4)
     hassium.flush()
+    other = hassium.ones(3) * 2.0  # pending work the loop does not touch
+    before = pending()
     for i in range(5):
+        assert type(idx[i]) is np.int32
         acc[idx[i]] += 1.0  # the element of idx as an index
         acc[int(idx[i])] *= 2.0
         ref[idx_np[i]] += 1.0
         ref[int(idx_np[i])] *= 2.0
         assert float(idx[i]) == float(idx_np[i])
-    assert pending() > 0  # nothing of the loop flushed
+    assert pending() == before  # nothing of the loop recorded or flushed
     np.testing.assert_array_equal(np.asarray(acc), ref)
+    np.testing.assert_array_equal(np.asarray(other), 2.0)
 
 
-def test_an_element_is_copied_when_read():
+def test_an_element_is_copied_when_read(scalar_reads):
     n = np.arange(12.0).reshape(3, 4)
     h = hassium.asarray(n.copy())
     hassium.flush()
-    s = h[1, 2]  # copied now: the base holds its values
-    h[1, 2] = 50.0
-    t = h[1, 2]  # recorded: the write is pending
+    s = h[1, 2]  # read now: the base holds its values
+    assert type(s) is np.float64
+    h[1, 2] = 50.0  # stored now: nothing pending touches h
+    assert pending() == 0
+    h2 = h * 1.0  # pending work reading h
+    h[1, 2] = 55.0  # recorded after it
+    assert pending() > 1
+    t = h[1, 2]  # its write is pending: flushed (flush), or a lazy copy (lazy)
+    assert (type(t) is np.float64) == (scalar_reads == "flush")
     h[1, 2] = 60.0
-    assert float(s) == 6.0 and float(t) == 50.0 and float(h[1, 2]) == 60.0
+    assert float(s) == 6.0 and float(t) == 55.0 and float(h[1, 2]) == 60.0
+    assert float(h2[1, 2]) == 50.0
     assert repr(s) == repr(n[1, 2])
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int32", "uint16", "uint64", "float32",
+                                   "float64", "complex64", "complex128"])
+def test_element_reads_and_stores_are_numpy_s(dtype):
+    n = (np.arange(12) % 5).reshape(3, 4).astype(dtype)
+    h = hassium.asarray(n.copy())
+    hassium.flush()
+    for key in [(1, 2), (-1, -4), (np.int64(2), 3), (np.uint8(0), np.int32(-1))]:
+        assert repr(h[key]) == repr(n[key])
+    values = [True, 3, 7.9, -2, np.float32(2.5), np.int8(-3), np.uint64(9), np.bool_(True)]
+    if np.dtype(dtype).kind == "c":
+        values.append(1 + 2j)
+    for v in values:
+        m = n.copy()
+        try:
+            m[2, 1] = v
+        except Exception as e:  # NumPy refuses (a negative into unsigned): so does hassium
+            with pytest.raises(type(e)):
+                h[2, 1] = v
+            continue
+        h[2, 1] = v
+        n = m
+        assert repr(h[2, 1]) == repr(n[2, 1])
+    assert pending() == 0
+    np.testing.assert_array_equal(np.asarray(h), n)
+
+
+def test_element_store_errors_are_numpy_s_and_lose_nothing():
+    h = hassium.asarray(np.arange(6, dtype=np.int8).reshape(2, 3))
+    hassium.flush()
+    for key, value in [((0, 3), 1), ((2, 0), 1), ((0, 0), 300), ((0, 0), float("nan")),
+                       ((0, 0), float("inf")), ((0, 0), 1j)]:
+        n = np.arange(6, dtype=np.int8).reshape(2, 3)
+        with pytest.raises(Exception) as ne:
+            n[key] = value
+        with pytest.raises(Exception) as he:
+            h[key] = value
+        assert type(he.value) is type(ne.value) and str(he.value) == str(ne.value)
+    np.testing.assert_array_equal(np.asarray(h), np.arange(6).reshape(2, 3))
 
 
 def test_a_write_pending_on_shared_memory_is_seen():
