@@ -79,6 +79,8 @@ void bind_ufuncs(py::module_& m) {
   }
   m.attr("ufuncs") = ufuncs;
   m.def("_set_fallback", [](py::object fn) { set_fallback_hook(std::move(fn)); });
+  m.def("_install_array_ufunc",
+        [](py::handle type, py::object general) { install_array_ufunc(type, std::move(general)); });
 }
 
 } // namespace hassium::python

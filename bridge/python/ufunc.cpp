@@ -1,5 +1,6 @@
 // Ufuncs: the table of NumPy ufuncs hassium records, calls with out/where/dtype, reductions.
 #include "bridge/python/ufunc.h"
+#include "bridge/python/numpy_api.h"
 
 #include <algorithm>
 #include <cmath>
@@ -419,9 +420,10 @@ std::optional<std::vector<Array>> apply(const UfuncDef& u, Call& c) {
 
 // The common call without the general path's vectors and copies: one output, the ufunc's own
 // opcode, inputs that are hassium arrays of the loop's dtype and one shape, or Python
-// int/float constants that fit the loop. The fresh output overlaps nothing and nothing is
-// broadcast, so this records exactly what apply() would. nullopt: anything else (the caller
-// takes the general path, which classifies again and gives the same result or error).
+// int/float constants or NumPy scalars (of hassium's dtypes) that fit the loop. The fresh output
+// overlaps nothing and nothing is broadcast, so this records exactly what apply() would. nullopt:
+// anything else (the caller takes the general path, which classifies again and gives the same
+// result or error).
 std::optional<py::object> fast_call(const UfuncDef& u, py::handle a, py::handle b) {
   if (u.recipe != Recipe::op || u.nout != 1) return std::nullopt;
   py::handle objs[2] = {a, b};
@@ -437,6 +439,9 @@ std::optional<py::object> fast_call(const UfuncDef& u, py::handle a, py::handle 
       if (!first) first = arrays[i];
     } else if (PyFloat_CheckExact(p) || PyLong_CheckExact(p)) {
       if (classify(objs[i], consts[i]) != ArgStatus::ok) return std::nullopt;
+      codes[i] = consts[i].code;
+    } else if (exact_numpy_scalar_value(p, consts[i].value)) { // numpy.float64(x): its own type
+      consts[i].code = code_of(consts[i].value.dtype);
       codes[i] = consts[i].code;
     } else {
       return std::nullopt;
@@ -658,6 +663,60 @@ py::object ufunc_call(const UfuncDef& u, py::args args) {
     if (auto r = fast_call(u, PyTuple_GET_ITEM(t, 0), b)) return std::move(*r);
   }
   return ufunc_call(u, std::move(args), py::kwargs());
+}
+
+namespace {
+PyObject* g_array_ufunc_general = nullptr; // hassium._methods._array_ufunc_general (kept)
+
+// The hassium ufunc of a NumPy ufunc object, by identity (cached with a reference to the key),
+// or null when hassium records none of that name.
+const UfuncDef* hassium_ufunc_of(PyObject* numpy_ufunc) {
+  static auto* known = new std::vector<std::pair<PyObject*, const UfuncDef*>>;
+  for (const auto& [k, u] : *known)
+    if (k == numpy_ufunc) return u;
+  py::object name = py::getattr(numpy_ufunc, "__name__", py::none());
+  const UfuncDef* u = PyUnicode_Check(name.ptr()) ? find_ufunc(name.cast<std::string>()) : nullptr;
+  Py_INCREF(numpy_ufunc);
+  known->emplace_back(numpy_ufunc, u);
+  return u;
+}
+
+// ndarray.__array_ufunc__(self, ufunc, method, *inputs, **kwargs) as a METH_FASTCALL method.
+PyObject* array_ufunc_method(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                             PyObject* kwnames) {
+  return call_in_slot<PyObject*>(nullptr, [&]() -> PyObject* {
+    if (nargs >= 2 && (!kwnames || PyTuple_GET_SIZE(kwnames) == 0) && PyUnicode_Check(args[1]) &&
+        PyUnicode_CompareWithASCIIString(args[1], "__call__") == 0) {
+      const UfuncDef* u = hassium_ufunc_of(args[0]);
+      if (u && nargs - 2 == u->nin)
+        if (auto r = fast_call(*u, args[2], u->nin > 1 ? args[3] : nullptr))
+          return r->release().ptr();
+    }
+    const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    std::vector<PyObject*> all(size_t(1 + nargs + nkw));
+    all[0] = self;
+    std::copy(args, args + nargs + nkw, all.begin() + 1);
+    PyObject* r =
+        PyObject_Vectorcall(g_array_ufunc_general, all.data(), size_t(1 + nargs), kwnames);
+    if (!r) throw py::error_already_set();
+    return r;
+  });
+}
+
+PyMethodDef g_array_ufunc_def = {
+    "__array_ufunc__",
+    reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(array_ufunc_method)),
+    METH_FASTCALL | METH_KEYWORDS, "NumPy's ufunc override: the call recorded by hassium."};
+} // namespace
+
+void install_array_ufunc(py::handle ndarray_type, py::object general) {
+  Py_XDECREF(g_array_ufunc_general);
+  g_array_ufunc_general = general.release().ptr();
+  auto* type = reinterpret_cast<PyTypeObject*>(ndarray_type.ptr());
+  py::object descr = py::reinterpret_steal<py::object>(PyDescr_NewMethod(type, &g_array_ufunc_def));
+  if (!descr) throw py::error_already_set();
+  if (PyObject_SetAttrString(ndarray_type.ptr(), "__array_ufunc__", descr.ptr()) < 0)
+    throw py::error_already_set();
 }
 
 py::object binary_operator(const UfuncDef& u, py::handle a, py::handle b) {

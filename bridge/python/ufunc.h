@@ -52,6 +52,11 @@ py::object call_fallback(const char* name, const char* method, py::tuple args, p
 py::object ufunc_call(const UfuncDef& u, py::args args, py::kwargs kwargs);
 // ufunc(*args) without keywords: the same, without making an empty keyword dict.
 py::object ufunc_call(const UfuncDef& u, py::args args);
+// Installs ndarray.__array_ufunc__ (NumPy's override protocol: numpy.multiply(x, a), and
+// numpy_scalar * a, which NumPy's scalar math hands to the ufunc): a plain call of a ufunc that
+// hassium records goes straight to it; anything else calls `general(self, ufunc, method,
+// *inputs, **kwargs)` (hassium/_methods.py).
+void install_array_ufunc(py::handle ndarray_type, py::object general);
 // a <op> b for the operators: NotImplemented for operands hassium and NumPy do not know.
 py::object binary_operator(const UfuncDef& u, py::handle a, py::handle b);
 // a <op>= b: writes into a (NumPy's same_kind casting rule), returns a.

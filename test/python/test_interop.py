@@ -21,6 +21,32 @@ def test_mixing_numpy_and_hassium():
         assert_same(r, e)
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int64", "uint16", "float32", "float64", "complex64"])
+@pytest.mark.parametrize("scalar", [np.float64(1.5), np.float32(2.5), np.int64(3), np.int8(-2),
+                                    np.uint8(7), np.complex128(1 - 1j), np.bool_(True)], ids=repr)
+def test_numpy_scalars_and_ufuncs_on_hassium_arrays_are_numpy_s(dtype, scalar):
+    """numpy_scalar * a goes through NumPy's ufunc override (ndarray.__array_ufunc__, C++ for a
+    plain call): the result, its dtype (NEP 50: NumPy scalars are strong) and errors as
+    NumPy's, and a hassium array."""
+    n = (np.arange(6) % 4 + 1).astype(dtype)
+    h = hassium.array(n)
+    cases = [lambda x, s: s * x, lambda x, s: x * s, lambda x, s: s - x, lambda x, s: np.add(s, x),
+             lambda x, s: np.multiply(x, x), lambda x, s: np.negative(x),
+             lambda x, s: np.add(x, s, dtype=np.complex128), lambda x, s: np.maximum(s, x)]
+    for f in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            try:
+                e = f(n, scalar)
+            except Exception as err:
+                with pytest.raises(type(err)):
+                    f(h, scalar)
+                continue
+            r = f(h, scalar)
+        assert isinstance(r, hassium.ndarray)
+        assert_same(r, e)
+
+
 def test_np_asarray_is_zero_copy():
     h = hassium.arange(10.0)
     a = np.asarray(h)

@@ -282,8 +282,9 @@ def nonzero(self):
     return _fallback.hook("nonzero", "method", (self, ()), {})
 
 
-@_method
-def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+def _array_ufunc_general(self, ufunc, method, *inputs, **kwargs):
+    """ndarray.__array_ufunc__ where the C++ method (ufunc.cpp, install_array_ufunc) does not
+    record the plain call itself: other methods, keywords, ufuncs hassium does not have."""
     mine = _uf.get(ufunc.__name__)
     if mine is not None:
         if method == "__call__":
@@ -293,6 +294,9 @@ def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
     fn = ufunc if method == "__call__" else getattr(ufunc, method)
     return _fallback.run(fn, f"{ufunc.__name__}" + ("" if method == "__call__" else "." + method),
                          inputs, kwargs)
+
+
+_hassium._install_array_ufunc(ndarray, _array_ufunc_general)
 
 
 @_method
