@@ -107,9 +107,17 @@ std::optional<py::object> product(Product kind, py::handle ha, py::handle hb) {
     if (kind == Product::vdot) return std::nullopt; // NumPy's own message, from the Python path
     raise_mismatch(kind, a, b);
   }
-  // The scalar product of two small 1-D arrays whose values are ready: NumPy's, at once.
-  if (na == 1 && nb == 1 && k <= eager_max_elements() && values_ready(a.view.base) &&
-      values_ready(b.view.base)) {
+  // The scalar product of two small 1-D arrays: NumPy's, at once, when their values are ready
+  // or, with [python] scalar_reads = flush, after the flush that computes them (a loop whose
+  // next step needs the scalar then runs its scalar math in NumPy, as an element read does).
+  const bool eager = na == 1 && nb == 1 && k <= eager_max_elements();
+  bool ready = eager && values_ready(a.view.base) && values_ready(b.view.base);
+  if (eager && !ready && flush_scalar_reads()) {
+    sync_for_copy(a.view.base);
+    sync_for_copy(b.view.base);
+    ready = true;
+  }
+  if (ready) {
     static PyObject* fns[4] = {};
     PyObject*& f = fns[size_t(kind)];
     if (!f) f = py::object(py::module_::import("numpy").attr(kNames[size_t(kind)])).release().ptr();

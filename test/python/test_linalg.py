@@ -124,14 +124,22 @@ def test_scalar_products_of_ready_arrays_are_numpy_s_at_once(name, ta, tb):
     assert float(other.sum()) == 10.0
 
 
-def test_scalar_products_of_pending_or_long_arrays_are_recorded():
+def test_scalar_products_of_pending_or_long_arrays(scalar_reads):
+    """Of an operand with a write pending: flushed first and NumPy's scalar ([python]
+    scalar_reads = flush), or recorded (lazy). Longer than eager_max_elements: recorded."""
     a = hassium.array(sample("float64", (6,)))
     hassium.flush()
     b = a * 2.0  # pending: its values are not ready
+    other = hassium.ones(3) + 1  # pending work that does not write an operand
+    before = _hassium.pending()
     r = hassium.dot(a, b)
-    assert isinstance(r, hassium.ndarray) and _hassium.pending() == 2
-    np.testing.assert_allclose(float(r), 2 * float(np.dot(sample("float64", (6,)),
-                                                           sample("float64", (6,)))))
+    expected = 2 * np.dot(sample("float64", (6,)), sample("float64", (6,)))
+    if scalar_reads == "flush":
+        assert type(r) is np.float64 and r == expected and _hassium.pending() == 0
+    else:
+        assert isinstance(r, hassium.ndarray) and _hassium.pending() == before + 1  # MATMUL
+        np.testing.assert_allclose(float(r), expected)
+    np.testing.assert_array_equal(np.asarray(other), 2.0)
     saved = _hassium.eager_max_elements()
     try:
         _hassium.set_eager_max_elements(5)  # shorter than the operands
