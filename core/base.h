@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "core/dims.h"
 #include "core/dtype.h"
 
 namespace hassium {
@@ -43,6 +45,20 @@ struct Base {
   // The number of the last instruction recorded to read, write or FREE it
   // (Runtime::uses_pending()).
   uint64_t last_use = 0;
+  // Where the instructions recorded since its writes last all ran write it, for
+  // Runtime::writes_pending(view): view geometry (base-less), each entry a run of `count`
+  // views `delta` elements apart (a loop writing column j, then j + 1, ... is one entry), with
+  // the number of its last write; at most kTrackedWrites entries, after which
+  // `untracked_writes` says any view of the base may be written.
+  struct PendingWrite {
+    uint64_t number;
+    int64_t offset;
+    Dims shape, stride;
+    int64_t count = 1, delta = 0;
+  };
+  static constexpr size_t kTrackedWrites = 16;
+  std::vector<PendingWrite> pending_writes;
+  bool untracked_writes = false;
 
   int64_t nbytes() const { return nelem * dtype_size(dtype); }
   // Forgets the memory (FREE): the allocation goes back to its pool, a foreign owner to the

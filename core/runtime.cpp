@@ -53,6 +53,43 @@ bool Runtime::installed() const {
   return installed_flag_;
 }
 
+namespace {
+// Base::pending_writes gets the write of view w, numbered n: it extends the last run when w is
+// that run's next view (or its last view again), else starts an entry.
+void note_pending_write(Base& out, const View& w, uint64_t n) {
+  auto& runs = out.pending_writes;
+  if (!runs.empty()) {
+    Base::PendingWrite& last = runs.back();
+    if (last.shape == w.shape && last.stride == w.stride) {
+      const int64_t step = w.offset - (last.offset + (last.count - 1) * last.delta);
+      if (step == 0 || (last.count == 1 ? true : step == last.delta)) {
+        if (step != 0) {
+          last.delta = step;
+          ++last.count;
+        }
+        last.number = n;
+        return;
+      }
+    }
+  }
+  if (runs.size() < Base::kTrackedWrites) {
+    runs.push_back({n, w.offset, w.shape, w.stride});
+  } else {
+    out.untracked_writes = true;
+  }
+}
+
+// The views a pending-write run covers, as one view with the run as its first axis.
+View run_view(const Base::PendingWrite& w) {
+  View v{nullptr, w.offset, w.shape, w.stride};
+  if (w.count > 1) {
+    v.shape.insert(v.shape.begin(), w.count);
+    v.stride.insert(v.stride.begin(), w.delta);
+  }
+  return v;
+}
+} // namespace
+
 size_t Runtime::record(Instruction ins) {
   std::lock_guard lock(mutex_);
   if (check_) check_(ins, pending_.instrs.size());
@@ -63,8 +100,13 @@ size_t Runtime::record(Instruction ins) {
     Base& out = *ins.out().base;
     if (out.external_owner && out.data && out.last_write <= executed_) {
       const auto lo = reinterpret_cast<uintptr_t>(out.data);
-      foreign_writes_.push_back({recorded_, lo, lo + uintptr_t(out.nbytes())});
+      foreign_writes_.push_back({recorded_, lo, lo + uintptr_t(out.nbytes()), &out});
     }
+    if (out.last_write <= executed_) { // its earlier writes all ran
+      out.pending_writes.clear();
+      out.untracked_writes = false;
+    }
+    note_pending_write(out, ins.out(), recorded_);
     out.last_write = recorded_;
   }
   pending_.instrs.push_back(std::move(ins));
@@ -162,12 +204,30 @@ size_t Runtime::pending_size() const {
 
 bool Runtime::writes_pending(const Base& base) const {
   std::lock_guard lock(mutex_);
-  if (base.last_write > executed_) return true;
+  return base.last_write > executed_ || foreign_writes_pending(base, false);
+}
+
+bool Runtime::foreign_writes_pending(const Base& base, bool others_only) const {
   if (!base.external_owner || !base.data) return false;
   const auto lo = reinterpret_cast<uintptr_t>(base.data), hi = lo + uintptr_t(base.nbytes());
   for (const ForeignWrite& w : foreign_writes_)
-    if (w.first > executed_ && w.lo < hi && lo < w.hi) return true;
+    if (w.first > executed_ && w.lo < hi && lo < w.hi && !(others_only && w.base == &base))
+      return true;
   return false;
+}
+
+bool Runtime::writes_pending(const View& view) const {
+  const Base& base = *view.base;
+  {
+    std::lock_guard lock(mutex_);
+    if (base.last_write > executed_) {
+      if (base.untracked_writes) return true;
+      const View probe{nullptr, view.offset, view.shape, view.stride};
+      for (const Base::PendingWrite& w : base.pending_writes)
+        if (w.number > executed_ && overlaps(run_view(w), probe)) return true;
+    }
+    return foreign_writes_pending(base, true);
+  }
 }
 
 bool Runtime::uses_pending(const Base& base) const {

@@ -92,6 +92,9 @@ public:
   // only read it. (Handing out the memory itself is another matter: a writer outside the
   // runtime would change what those pending reads see.)
   bool writes_pending(const Base& base) const;
+  // The same for the elements of one view of the base: false when every pending write of the
+  // base is known not to overlap it (a loop that writes column j and reads column j + 1).
+  bool writes_pending(const View& view) const;
   // True while an instruction recorded to read, write or FREE the base has not run (or ran in a
   // flush that failed); for a base on foreign memory, while anything at all is pending (another
   // base may wrap the same memory). Otherwise nothing pending touches the base, and a frontend
@@ -110,6 +113,9 @@ private:
   // Runs what is pending (with a SYNC of `sync_base` appended when given). The caller holds the
   // execution lock and a ReleaseBin that outlives it.
   void run_pending(const BasePtr& sync_base);
+  // A write pending to a base on the same foreign memory as `base`; `others_only`: to another
+  // base than `base` itself (the caller holds the state lock).
+  bool foreign_writes_pending(const Base& base, bool others_only) const;
   // Keeps the operand vectors of an executed program for operand_storage(), emptied.
   void keep_operand_storage(Program& program);
 
@@ -133,6 +139,7 @@ private:
   struct ForeignWrite {
     uint64_t first;
     uintptr_t lo, hi;
+    const Base* base; // the base written (only compared, never followed: it may be gone)
   };
   std::vector<ForeignWrite> foreign_writes_;
   std::function<void(const Instruction&, size_t)> check_; // Stack::check of the installed stack

@@ -4,14 +4,10 @@
 #include <cstdint>
 #include <string>
 
-#include <boost/container/small_vector.hpp>
-
 #include "core/base.h"
+#include "core/dims.h"
 
 namespace hassium {
-
-// Shape and stride vectors: inline for up to 4 dimensions, so recording allocates little.
-using Dims = boost::container::small_vector<int64_t, 4>;
 
 std::string dims_text(const Dims& d); // "(3, 4)" as NumPy prints a shape
 

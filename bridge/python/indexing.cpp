@@ -506,14 +506,15 @@ bool element_key(const View& in, PyObject* key, int64_t& offset) {
   return true;
 }
 
-// a[i, j] (every dim an integer): the NumPy scalar of the element, read now, when its value is
-// ready (values_ready(): no pending instruction writes it) or, with [python] scalar_reads =
-// flush, after the flush that computes it; else ([python] scalar_reads = lazy) the lazy 0-d
-// copy, computed by the flush that needs it.
+// a[i, j] (every dim an integer): the NumPy scalar of the element, read now when no pending
+// instruction writes its array (values_ready()), or with [python] scalar_reads = flush when
+// none writes the element itself, else after the flush that computes it; with scalar_reads =
+// lazy and a write pending to the array, the lazy 0-d copy, computed by a later flush.
 py::object element_at(const View& a, int64_t offset) {
   if (!values_ready(a.base)) {
-    if (!flush_scalar_reads()) return wrap(element_copy(View{a.base, offset, {}, {}}));
-    sync_for_copy(a.base);
+    const View element{a.base, offset, {}, {}};
+    if (!flush_scalar_reads()) return wrap(element_copy(element));
+    sync_for_copy(element); // (no flush when no pending write reaches the element)
   }
   const DType t = a.dtype();
   return numpy_scalar(static_cast<const char*>(a.base->data) + offset * dtype_size(t), t);

@@ -110,11 +110,12 @@ std::optional<py::object> product(Product kind, py::handle ha, py::handle hb) {
   // The scalar product of two small 1-D arrays: NumPy's, at once, when their values are ready
   // or, with [python] scalar_reads = flush, after the flush that computes them (a loop whose
   // next step needs the scalar then runs its scalar math in NumPy, as an element read does).
-  const bool eager = na == 1 && nb == 1 && k <= eager_max_elements();
-  bool ready = eager && values_ready(a.view.base) && values_ready(b.view.base);
+  const int64_t eager_max = eager_max_elements(); // (0: record every product, empty ones too)
+  const bool eager = na == 1 && nb == 1 && eager_max > 0 && k <= eager_max;
+  bool ready = eager && values_ready(a.view) && values_ready(b.view);
   if (eager && !ready && flush_scalar_reads()) {
-    sync_for_copy(a.view.base);
-    sync_for_copy(b.view.base);
+    sync_for_copy(a.view);
+    sync_for_copy(b.view);
     ready = true;
   }
   if (ready) {

@@ -129,6 +129,15 @@ bool values_ready(const BasePtr& base) {
   return !Runtime::instance().writes_pending(*base);
 }
 
+bool values_ready(const View& view) {
+  if (!view.base->data || is_failed(view.base)) return false;
+  return !Runtime::instance().writes_pending(view);
+}
+
+void sync_for_copy(const View& view) {
+  sync_unless(view.base, Runtime::instance().writes_pending(view));
+}
+
 namespace {
 int g_flush_scalar_reads = -1; // -1 = [python] scalar_reads not read yet
 int64_t g_eager_max = -1;      // -1 = [python] eager_max_elements not read yet

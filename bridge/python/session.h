@@ -9,6 +9,7 @@
 #include "core/flush_policy.h"
 #include "core/instruction.h"
 #include "core/profile.h"
+#include "core/view.h"
 
 namespace hassium::python {
 
@@ -55,6 +56,11 @@ void sync_for_copy(const BasePtr& base);
 // The base's memory holds its values now: it has memory, no pending instruction writes it
 // (Runtime::writes_pending), and no failed flush left it unspecified.
 bool values_ready(const BasePtr& base);
+// The same for the elements of one view: no pending write overlaps it
+// (Runtime::writes_pending(view)), though others of its base may be pending.
+bool values_ready(const View& view);
+// sync_for_copy() for the elements of one view: no flush unless a pending write overlaps it.
+void sync_for_copy(const View& view);
 // The frontend may write values into the base's memory directly: it has memory, no pending
 // instruction reads or writes it (Runtime::uses_pending), and no failed flush left it unspecified.
 bool store_ready(const BasePtr& base);

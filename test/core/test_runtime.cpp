@@ -195,6 +195,61 @@ TEST_CASE("writes_pending: a recorded write until a flush that ran it ends") {
   CHECK_FALSE(rt.writes_pending(*b));
 }
 
+TEST_CASE("writes_pending(view): only views a pending write overlaps, runs of moving writes") {
+  std::vector<std::vector<Opcode>> seen;
+  Runtime rt;
+  rt.install(fake_stack(&seen));
+  auto m = make_base("m", DType::FLOAT64, 6 * 40), x = make_base("x", DType::FLOAT64, 6);
+  auto column = [&](int64_t j) { return View{m, j, {6}, {40}}; };
+  auto element = [&](int64_t i, int64_t j) { return View{m, i * 40 + j, {}, {}}; };
+  const View x_row{x, 0, {1, 1}, {0, 0}};
+  CHECK_FALSE(rt.writes_pending(column(0)));
+  // a loop writing columns 0, 1, ..., 29: one run, more writes than entries are kept
+  for (int64_t j = 0; j < 30; ++j)
+    rt.record(Instruction(Opcode::IDENTITY, {column(j), View::whole(x)}));
+  CHECK(m->pending_writes.size() == 1);
+  CHECK_FALSE(m->untracked_writes);
+  CHECK(rt.writes_pending(*m));
+  CHECK(rt.writes_pending(column(29)));
+  CHECK(rt.writes_pending(element(5, 17)));
+  CHECK_FALSE(rt.writes_pending(column(30)));
+  CHECK_FALSE(rt.writes_pending(element(2, 35)));
+  CHECK(rt.writes_pending(View{m, 0, {6, 40}, {40, 1}})); // the whole matrix
+  CHECK_FALSE(rt.writes_pending(View::whole(x)));
+  // past kTrackedWrites writes that form no run (row 5's head, longer each time), any view of
+  // the base counts as written
+  for (int64_t k = 0; k + 1 < int64_t(Base::kTrackedWrites); ++k) // (the run is one entry)
+    rt.record(Instruction(Opcode::IDENTITY, {View{m, 5 * 40 + 20, {1, k + 1}, {40, 1}}, x_row}));
+  CHECK_FALSE(m->untracked_writes);
+  CHECK_FALSE(rt.writes_pending(element(0, 39)));
+  rt.record(Instruction(Opcode::IDENTITY, {View{m, 5 * 40 + 20, {1, 20}, {40, 1}}, x_row}));
+  CHECK(m->untracked_writes);
+  CHECK(rt.writes_pending(element(0, 39)));
+  rt.flush();
+  CHECK_FALSE(rt.writes_pending(column(3)));
+  // the next write starts a fresh list
+  rt.record(Instruction(Opcode::IDENTITY, {column(3), View::whole(x)}));
+  CHECK_FALSE(m->untracked_writes);
+  CHECK(rt.writes_pending(column(3)));
+  CHECK_FALSE(rt.writes_pending(column(4)));
+  rt.flush();
+}
+
+TEST_CASE("uses_pending: a recorded read or write of the base until its flush ends") {
+  std::vector<std::vector<Opcode>> seen;
+  Runtime rt;
+  rt.install(fake_stack(&seen));
+  auto a = make_base("a", DType::FLOAT64, 4), b = make_base("b", DType::FLOAT64, 4);
+  CHECK_FALSE(rt.uses_pending(*a));
+  rt.record(Instruction(Opcode::IDENTITY, {View::whole(a), View::whole(b)}));
+  CHECK(rt.uses_pending(*a));
+  CHECK(rt.uses_pending(*b)); // read: a direct store into b would change what it reads
+  CHECK_FALSE(rt.writes_pending(*b));
+  rt.flush();
+  CHECK_FALSE(rt.uses_pending(*a));
+  CHECK_FALSE(rt.uses_pending(*b));
+}
+
 TEST_CASE("writes_pending: a write to foreign memory is pending for every base on that memory") {
   std::vector<std::vector<Opcode>> seen;
   Runtime rt;

@@ -109,3 +109,26 @@ def test_a_write_pending_on_shared_memory_is_seen():
     whole[2] = 6
     acc[part] = 1.0  # the index is read after the pending write to `whole`
     assert int(np.asarray(acc).argmax()) == 6
+
+
+def test_reads_beside_pending_writes_do_not_flush():
+    """A loop that writes column j and then reads column j + 1 (gramschmidt): the pending
+    writes are tracked by view (a run of columns is one entry), so reading an element or taking
+    a dot of a column no pending write reaches flushes nothing; reading a written one does."""
+    n = np.arange(48.0).reshape(6, 8)
+    h = hassium.asarray(n.copy())
+    q = np.linspace(0.5, 1.0, 6)
+    hq = hassium.asarray(q.copy())
+    hassium.flush()
+    for j in range(6):
+        s = hassium.dot(hq, h[:, j + 1])  # column j + 1: no pending write reaches it
+        e = h[3, j + 2]
+        assert type(s) is np.float64 and type(e) is np.float64
+        h[:, j] -= hq * s  # recorded
+        sn = np.dot(q, n[:, j + 1])
+        assert s == sn and e == n[3, j + 2]
+        n[:, j] -= q * sn
+    assert pending() > 6  # nothing of the loop flushed
+    assert h[2, 4] == n[2, 4]  # a written element: flushed first
+    assert pending() == 0
+    np.testing.assert_array_equal(np.asarray(h), n)
