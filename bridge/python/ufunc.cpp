@@ -591,7 +591,10 @@ Call parse_call(const UfuncDef& u, py::args args, py::kwargs kwargs, bool& ok,
 }
 
 py::object numpy_ufunc(const UfuncDef& u) {
-  return py::module_::import("numpy").attr(u.name);
+  static auto* known = new std::vector<PyObject*>(ufunc_table().size(), nullptr); // (kept)
+  PyObject*& f = (*known)[size_t(u.id)];
+  if (!f) f = py::object(py::module_::import("numpy").attr(u.name)).release().ptr();
+  return py::reinterpret_borrow<py::object>(f);
 }
 
 py::object results_object(const UfuncDef& u, std::vector<Array>& res,
@@ -656,11 +659,28 @@ py::object ufunc_call(const UfuncDef& u, py::args args, py::kwargs kwargs) {
   return call_fallback(u.name, "__call__", args, kwargs);
 }
 
+namespace {
+// A Python scalar, or a NumPy scalar of one of hassium's dtypes.
+bool plain_scalar(PyObject* p) {
+  Scalar ignored;
+  return PyFloat_CheckExact(p) || PyLong_CheckExact(p) || PyBool_Check(p) ||
+         PyComplex_CheckExact(p) || exact_numpy_scalar_value(p, ignored);
+}
+} // namespace
+
 py::object ufunc_call(const UfuncDef& u, py::args args) {
   if (args.size() == size_t(u.nin)) {
     PyObject* t = args.ptr();
     py::handle b = u.nin > 1 ? PyTuple_GET_ITEM(t, 1) : nullptr;
     if (auto r = fast_call(u, PyTuple_GET_ITEM(t, 0), b)) return std::move(*r);
+    // Scalars only (np.tanh(a[i, i]) in an element loop): NumPy's own scalar, straight away.
+    bool scalars = true;
+    for (int k = 0; k < u.nin; ++k) scalars &= plain_scalar(PyTuple_GET_ITEM(t, k));
+    if (scalars) {
+      PyObject* r = PyObject_Call(numpy_ufunc(u).ptr(), t, nullptr);
+      if (!r) throw py::error_already_set();
+      return py::reinterpret_steal<py::object>(r);
+    }
   }
   return ufunc_call(u, std::move(args), py::kwargs());
 }
