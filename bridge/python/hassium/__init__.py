@@ -10,8 +10,10 @@ copies on overlapping assignment. What hassium does not implement runs through N
 one-time FallbackWarning per function ([python] fallback_warnings = false silences them).
 
 Where hassium differs from NumPy, on purpose:
-  - results NumPy returns as scalars (a[0], a.sum()) are lazy 0-d hassium arrays that print
-    like NumPy scalars;
+  - results NumPy returns as scalars are NumPy scalars where hassium computes them at once
+    (a[i, j], small dot products: flushing the work that writes them, as NumPy would have
+    computed them; [python] scalar_reads = lazy keeps element reads lazy), else (a.sum()) lazy
+    0-d hassium arrays that print like NumPy scalars;
   - hassium.random draws from counter-based Philox streams: different numbers, reproducible;
   - .real/.imag of complex arrays, and NumPy functions that fall back and return views of their
     inputs, give copies;
