@@ -5,6 +5,8 @@ flush though other work is pending (NPBench's scattering_self_energies indexes w
 is flushed first ([python] scalar_reads = flush; `lazy` returns a 0-d array computed later).
 a[i, j] = scalar: stored into memory at once when nothing pending reads or writes the array,
 with NumPy's conversions and errors; else recorded. Values as NumPy's."""
+import os
+
 import numpy as np
 import pytest
 
@@ -28,7 +30,11 @@ def test_reading_an_input_array_does_not_flush_pending_work():
         ref[idx_np[i]] += 1.0
         ref[int(idx_np[i])] *= 2.0
         assert float(idx[i]) == float(idx_np[i])
-    assert pending() == before  # nothing of the loop recorded or flushed
+    # nothing of the loop recorded or flushed (the NumPy reference executor's memory is all the
+    # frontend's own, foreign to the runtime: a direct store into it waits until nothing at all
+    # is pending, Runtime::uses_pending, so there the stores are recorded and reads flush them)
+    if os.environ.get("HASSIUM_TEST_BACKEND") != "reference":
+        assert pending() == before
     np.testing.assert_array_equal(np.asarray(acc), ref)
     np.testing.assert_array_equal(np.asarray(other), 2.0)
 
