@@ -57,7 +57,8 @@ struct Base {
     int64_t count = 1, delta = 0;
   };
   static constexpr size_t kTrackedWrites = 16;
-  std::vector<PendingWrite> pending_writes;
+  // (One entry inline: most bases, a flush's temporaries, are written once; no allocation.)
+  boost::container::small_vector<PendingWrite, 1> pending_writes;
   bool untracked_writes = false;
 
   int64_t nbytes() const { return nelem * dtype_size(dtype); }
