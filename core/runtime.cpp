@@ -62,7 +62,7 @@ void note_pending_write(Base& out, const View& w, uint64_t n) {
     Base::PendingWrite& last = runs.back();
     if (last.shape == w.shape && last.stride == w.stride) {
       const int64_t step = w.offset - (last.offset + (last.count - 1) * last.delta);
-      if (step == 0 || (last.count == 1 ? true : step == last.delta)) {
+      if (step == 0 || last.count == 1 || step == last.delta) {
         if (step != 0) {
           last.delta = step;
           ++last.count;
@@ -218,16 +218,14 @@ bool Runtime::foreign_writes_pending(const Base& base, bool others_only) const {
 
 bool Runtime::writes_pending(const View& view) const {
   const Base& base = *view.base;
-  {
-    std::lock_guard lock(mutex_);
-    if (base.last_write > executed_) {
-      if (base.untracked_writes) return true;
-      const View probe{nullptr, view.offset, view.shape, view.stride};
-      for (const Base::PendingWrite& w : base.pending_writes)
-        if (w.number > executed_ && overlaps(run_view(w), probe)) return true;
-    }
-    return foreign_writes_pending(base, true);
+  std::lock_guard lock(mutex_);
+  if (base.last_write > executed_) {
+    if (base.untracked_writes) return true;
+    const View probe{nullptr, view.offset, view.shape, view.stride};
+    for (const Base::PendingWrite& w : base.pending_writes)
+      if (w.number > executed_ && overlaps(run_view(w), probe)) return true;
   }
+  return foreign_writes_pending(base, true);
 }
 
 bool Runtime::uses_pending(const Base& base) const {

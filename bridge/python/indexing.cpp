@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <numeric>
+#include <span>
 
 #include "bridge/python/convert.h"
 #include "bridge/python/errors.h"
@@ -157,6 +158,20 @@ void expand(std::vector<Item>& items, int ndim) {
                     std::to_string(axis) + " with size " + std::to_string(n));
 }
 
+// Integer index i on an axis of length n as NumPy takes it: negative counts from the end; out of
+// range is NumPy's IndexError naming the axis.
+int64_t checked_index(int64_t i, int axis, int64_t n) {
+  if (i < -n || i >= n) raise_out_of_bounds(i, axis, n);
+  return i < 0 ? i + n : i;
+}
+
+// The items of a key: a tuple's, or the key alone (then the span points at `key` itself: valid
+// while the caller's variable is).
+std::span<PyObject* const> key_items(PyObject* const& key) {
+  if (PyTuple_CheckExact(key)) return {&PyTuple_GET_ITEM(key, 0), size_t(PyTuple_GET_SIZE(key))};
+  return {&key, 1};
+}
+
 // The result of applying the key's basic items: a view, plus where the advanced ones sit.
 struct Applied {
   View view;
@@ -186,9 +201,7 @@ Applied apply_key(const View& in, std::vector<Item> items, bool& had_ellipsis) {
     switch (it.kind) {
     case Item::integer: {
       int64_t n = in.shape[size_t(dim)];
-      int64_t i = it.i;
-      if (i < -n || i >= n) raise_out_of_bounds(i, dim, n);
-      if (i < 0) i += n;
+      int64_t i = checked_index(it.i, dim, n);
       if (any_adv) {
         r.adv_dims.push_back(r.view.ndim());
         r.view.shape.push_back(n);
@@ -434,12 +447,8 @@ Operand assign_source(py::handle value, DType t, const Dims& shape, const View& 
 // the general parse. `element`: an int for every dim (NumPy returns a scalar). False for any
 // other key, and for ints beyond int64 (the general path takes those, with its errors).
 bool basic_view(const View& in, PyObject* key, View& out, bool& element) {
-  PyObject* const* items = &key;
-  Py_ssize_t n = 1;
-  if (PyTuple_CheckExact(key)) {
-    items = &PyTuple_GET_ITEM(key, 0);
-    n = PyTuple_GET_SIZE(key);
-  }
+  const std::span<PyObject* const> items = key_items(key);
+  const auto n = Py_ssize_t(items.size());
   const int nd = in.ndim();
   if (n > nd) return false;
   for (Py_ssize_t k = 0; k < n; ++k)
@@ -456,8 +465,7 @@ bool basic_view(const View& in, PyObject* key, View& out, bool& element) {
       int overflow = 0;
       long long i = PyLong_AsLongLongAndOverflow(p, &overflow);
       if (overflow) return false;
-      if (i < -len || i >= len) raise_out_of_bounds(i, d, len);
-      out.offset += (i < 0 ? i + len : i) * st;
+      out.offset += checked_index(i, d, len) * st;
     } else {
       element = false;
       Py_ssize_t start, stop, step;
@@ -479,12 +487,8 @@ bool basic_view(const View& in, PyObject* key, View& out, bool& element) {
 // element of an index array): the element's offset in the base. False for any other key
 // (basic_view() and the general path take those, with their errors).
 bool element_key(const View& in, PyObject* key, int64_t& offset) {
-  PyObject* const* items = &key;
-  Py_ssize_t n = 1;
-  if (PyTuple_CheckExact(key)) {
-    items = &PyTuple_GET_ITEM(key, 0);
-    n = PyTuple_GET_SIZE(key);
-  }
+  const std::span<PyObject* const> items = key_items(key);
+  const auto n = Py_ssize_t(items.size());
   if (n != in.ndim() || n == 0) return false;
   offset = in.offset;
   for (Py_ssize_t d = 0; d < n; ++d) {
@@ -499,9 +503,7 @@ bool element_key(const View& in, PyObject* key, int64_t& offset) {
       if (is_unsigned_int(s.dtype) && s.u > uint64_t(INT64_MAX)) return false;
       i = is_unsigned_int(s.dtype) ? int64_t(s.u) : s.i;
     }
-    const int64_t len = in.shape[size_t(d)];
-    if (i < -len || i >= len) raise_out_of_bounds(i, int(d), len);
-    offset += (i < 0 ? i + len : i) * in.stride[size_t(d)];
+    offset += checked_index(i, int(d), in.shape[size_t(d)]) * in.stride[size_t(d)];
   }
   return true;
 }
