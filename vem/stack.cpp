@@ -97,6 +97,7 @@ StackOptions StackOptions::from_config(const Config& config) {
   o.cpu.wait_policy = parse_wait_policy(config.choice("cpu", "wait_policy"));
   o.cpu.drop_compiler_pages = config.get_bool("cpu", "drop_compiler_pages");
   o.cpu.adaptive_threads = config.get_bool("cpu", "adaptive_threads");
+  o.cpu.blas = cpu::parse_blas_choice(config.choice("cpu", "blas"));
   o.memory.enabled = config.get_bool("memory", "pool");
   o.memory.cap_bytes = size_t(std::max<int64_t>(0, config.get_int("memory", "pool_cap_mb"))) << 20;
   o.memory.huge_pages = config.get_bool("memory", "huge_pages");

@@ -3,6 +3,8 @@
 #include "bridge/python/session.h"
 
 #ifdef HASSIUM_HAVE_STACK
+#include "core/config.h"
+#include "ve/cpu/blas.h"
 #include "vem/stack.h"
 #endif
 
@@ -20,6 +22,14 @@ PYBIND11_MODULE(_hassium, m) {
   // The engine, VEM and filters the configuration names ([stack], [fuser], [cpu], [memory]).
   hassium::install_stack();
   m.attr("have_stack") = true;
+  m.def(
+      "blas",
+      [] {
+        const auto choice = hassium::Config::global()->choice("cpu", "blas");
+        return hassium::cpu::blas(hassium::cpu::parse_blas_choice(choice)).description;
+      },
+      "Which BLAS the CPU engine's matrix products call under [cpu] blas (resolved now if no "
+      "product ran yet).");
 #else
   m.attr("have_stack") = false;
 #endif

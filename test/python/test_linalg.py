@@ -2,6 +2,7 @@
 in one call (two hassium arrays of 1 or 2 dims) and the general path around them."""
 
 import itertools
+import os
 import operator
 
 import numpy as np
@@ -216,3 +217,48 @@ def test_out_keywords_and_other_operands():
     hx = hassium.array(a)
     hx @= hassium.array(np.eye(3))
     assert_same(hx, a)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+def test_products_are_numpy_s_bits(dtype):
+    # [cpu] blas = auto: the engine calls the OpenBLAS NumPy brought (one BLAS in the process),
+    # so a product of random operands is NumPy's to the last bit, whatever the layout.
+    rng = np.random.default_rng(3)
+
+    def rand(*shape):
+        v = rng.random(shape) - 0.5
+        return (v + 1j * (rng.random(shape) - 0.5) if dtype == "complex128" else v).astype(dtype)
+
+    a, b, x = rand(70, 50), rand(50, 40), rand(50)
+    cases = [lambda m, a, b, x: m.matmul(a, b), lambda m, a, b, x: m.matmul(x, b),
+             lambda m, a, b, x: m.matmul(a, x), lambda m, a, b, x: m.matmul(b.T, a.T),
+             lambda m, a, b, x: m.matmul(a[::2], b)]
+    for case in cases:
+        want = case(np, a, b, x)
+        got = np.asarray(case(hassium, hassium.array(a), hassium.array(b), hassium.array(x)))
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+    if _hassium.have_stack:
+        assert "scipy_cblas_*64_" in _hassium.blas() and "openblas" in _hassium.blas().lower()
+
+
+def test_linked_blas_when_configured(tmp_path):
+    # [cpu] blas = linked: the OpenBLAS hassium links, NumPy's products within rounding.
+    if not _hassium.have_stack:
+        pytest.skip("no execution stack: products run on the NumPy reference executor")
+    import subprocess
+    import sys
+    code = ("import hassium, numpy as np\n"
+            "r = np.random.default_rng(1); a, b = r.random((60, 50)), r.random((50, 40))\n"
+            "h = np.asarray(hassium.array(a) @ hassium.array(b))\n"
+            "assert np.allclose(h, a @ b, rtol=1e-13, atol=0), abs(h - a @ b).max()\n"
+            "print(hassium._hassium.blas())\n")
+    env = dict(os.environ, HASSIUM_CPU_BLAS="linked")
+    out = subprocess.run([sys.executable, "-c", code], env=env, text=True, capture_output=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("linked OpenBLAS")
+    env["HASSIUM_CPU_BLAS"] = "mkl"
+    out = subprocess.run([sys.executable, "-c", "import hassium"], env=env, text=True,
+                         capture_output=True, timeout=120)
+    assert out.returncode != 0 and "mkl" in out.stderr and "auto|linked" in out.stderr.replace(
+        ", ", "|"), out.stderr

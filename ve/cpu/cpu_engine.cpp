@@ -106,7 +106,9 @@ public:
     if (first.info().family == Family::EXTENSION) {
       HS_INTERNAL_ASSERT(block.instrs.size() == 1)
           << op_name(first.op) << " must be alone in its block";
-      run_matmul(first);
+      // Resolved at the first product, when a Python program has NumPy's BLAS loaded.
+      if (!blas_) blas_ = &cpu::blas(options_.blas);
+      run_matmul(first, *blas_);
     } else if (block.state && *block.state) {
       // The same structure as the block that left this state: bind and run its kernel.
       auto& state = static_cast<BlockState&>(**block.state);
@@ -222,6 +224,7 @@ private:
   }
 
   CpuOptions options_;
+  const cpu::Blas* blas_ = nullptr;
   int threads_;
   JitCompiler jit_;
   std::unordered_map<std::string, CompiledKernel> memory_; // by plan spec

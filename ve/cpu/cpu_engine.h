@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "ve/cpu/blas.h"
 #include "ve/cpu/openmp.h"
 #include "ve/engine.h"
 
@@ -30,6 +31,8 @@ struct CpuOptions {
   // A kernel free to cut runs on one thread or all as its launches measured, per size class
   // (ve/cpu/parallel_choice.h); false: all threads from kParallelMin elements on.
   bool adaptive_threads = true;
+  // Which BLAS runs MATMUL (ve/cpu/blas.h): the process's NumPy OpenBLAS, else the linked one.
+  cpu::BlasChoice blas = cpu::BlasChoice::AUTO;
 };
 
 // Parses "none", "memory" or "disk"; throws UserError naming the valid ones otherwise.

@@ -1,4 +1,4 @@
-// run_matmul: MATMUL through cblas_?gemm (float, complex) or a plain loop (integers).
+// run_matmul: MATMUL through BLAS gemm/gemv (float, complex) or a plain loop (integers).
 #include "ve/cpu/matmul.h"
 
 #include <algorithm>
@@ -6,8 +6,6 @@
 #include <cstring>
 #include <type_traits>
 #include <vector>
-
-#include <cblas.h>
 
 #include "core/error.h"
 
@@ -42,34 +40,13 @@ template <typename T> Matrix as_blas(const View& v, std::vector<T>& copy) {
   return {copy.data(), false, std::max<int64_t>(cols, 1)};
 }
 
-// cblas_?gemv for T: y = op(A) x, A row-major (rows x cols, leading dimension ld).
-template <typename T>
-void blas_gemv(bool trans, int64_t rows, int64_t cols, const T* A, int64_t ld, const T* x,
-               int64_t incx, T* y, int64_t incy) {
-  const auto t = trans ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemv(CblasRowMajor, t, int(rows), int(cols), 1.0f, A, int(ld), x, int(incx), 0.0f, y,
-                int(incy));
-  } else if constexpr (std::is_same_v<T, double>) {
-    cblas_dgemv(CblasRowMajor, t, int(rows), int(cols), 1.0, A, int(ld), x, int(incx), 0.0, y,
-                int(incy));
-  } else {
-    const T one(1), zero(0);
-    if constexpr (std::is_same_v<T, std::complex<float>>)
-      cblas_cgemv(CblasRowMajor, t, int(rows), int(cols), &one, A, int(ld), x, int(incx), &zero, y,
-                  int(incy));
-    else
-      cblas_zgemv(CblasRowMajor, t, int(rows), int(cols), &one, A, int(ld), x, int(incx), &zero, y,
-                  int(incy));
-  }
-}
-
 // A product with one row (m = 1: x^T B) or one column (n = 1: A x) as a matrix-vector product:
 // BLAS's gemm of one row or column packs the matrix for a product it then runs at vector speed
 // (several times slower than gemv, and NumPy calls gemv there). `result` as gemm() has it, its
 // elements `inc` apart. False when the vector's stride does not suit BLAS (not positive).
 template <typename T>
-bool matrix_vector(const View& a, const View& b, int64_t m, int64_t n, T* result, int64_t inc) {
+bool matrix_vector(const Blas& blas, const View& a, const View& b, int64_t m, int64_t n, T* result,
+                   int64_t inc) {
   std::vector<T> copy;
   if (n == 1) { // y = A x, x the column b
     const int64_t incx = b.shape[0] == 1 ? 1 : b.stride[0];
@@ -78,9 +55,9 @@ bool matrix_vector(const View& a, const View& b, int64_t m, int64_t n, T* result
     const T* x = static_cast<const T*>(b.base->data) + b.offset;
     const T* data = static_cast<const T*>(A.data);
     if (A.transposed) // stored as the (k x m) transpose
-      blas_gemv<T>(true, a.shape[1], m, data, A.ld, x, incx, result, inc);
+      blas_gemv<T>(blas, true, a.shape[1], m, data, A.ld, x, incx, result, inc);
     else
-      blas_gemv<T>(false, m, a.shape[1], data, A.ld, x, incx, result, inc);
+      blas_gemv<T>(blas, false, m, a.shape[1], data, A.ld, x, incx, result, inc);
     return true;
   }
   // m == 1: y^T = x^T B, x the row a: y = B^T x
@@ -90,45 +67,30 @@ bool matrix_vector(const View& a, const View& b, int64_t m, int64_t n, T* result
   const T* x = static_cast<const T*>(a.base->data) + a.offset;
   const T* data = static_cast<const T*>(B.data);
   if (B.transposed) // stored as the (n x k) transpose: y = S x
-    blas_gemv<T>(false, n, b.shape[0], data, B.ld, x, incx, result, inc);
+    blas_gemv<T>(blas, false, n, b.shape[0], data, B.ld, x, incx, result, inc);
   else
-    blas_gemv<T>(true, b.shape[0], n, data, B.ld, x, incx, result, inc);
+    blas_gemv<T>(blas, true, b.shape[0], n, data, B.ld, x, incx, result, inc);
   return true;
 }
 
-// The product as cblas_?gemm computes it into `result` (leading dimension ldc); an empty inner
+// The product as BLAS gemm computes it into `result` (leading dimension ldc); an empty inner
 // dimension gives zeros there when `result` is the output itself.
 template <typename T>
-void matrix_matrix(const View& a, const View& b, int64_t m, int64_t n, T* result, int ldc,
-                   bool direct) {
+void matrix_matrix(const Blas& blas, const View& a, const View& b, int64_t m, int64_t n, T* result,
+                   int64_t ldc, bool direct) {
   const int64_t k = a.shape[1];
   std::vector<T> ca, cb;
   Matrix A = as_blas<T>(a, ca), B = as_blas<T>(b, cb);
-  auto ta = A.transposed ? CblasTrans : CblasNoTrans;
-  auto tb = B.transposed ? CblasTrans : CblasNoTrans;
   if (k == 0) {
     if (direct)
       for (int64_t i = 0; i < m; ++i) std::fill(result + i * ldc, result + i * ldc + n, T(0));
-  } else if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), 1.0f,
-                static_cast<const float*>(A.data), int(A.ld), static_cast<const float*>(B.data),
-                int(B.ld), 0.0f, result, ldc);
-  } else if constexpr (std::is_same_v<T, double>) {
-    cblas_dgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), 1.0,
-                static_cast<const double*>(A.data), int(A.ld), static_cast<const double*>(B.data),
-                int(B.ld), 0.0, result, ldc);
-  } else {
-    const T one(1), zero(0);
-    if constexpr (std::is_same_v<T, std::complex<float>>)
-      cblas_cgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), &one, A.data, int(A.ld), B.data,
-                  int(B.ld), &zero, result, ldc);
-    else
-      cblas_zgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), &one, A.data, int(A.ld), B.data,
-                  int(B.ld), &zero, result, ldc);
+    return;
   }
+  blas_gemm<T>(blas, A.transposed, B.transposed, m, n, k, static_cast<const T*>(A.data), A.ld,
+               static_cast<const T*>(B.data), B.ld, result, ldc);
 }
 
-template <typename T> void gemm(const View& out, const View& a, const View& b) {
+template <typename T> void gemm(const Blas& blas, const View& out, const View& a, const View& b) {
   const int64_t m = out.shape[0], n = out.shape[1], k = a.shape[1];
   // BLAS writes straight into the output when it is row-major with unit column stride and
   // shares no element with an input; otherwise through a temporary of m x n elements.
@@ -141,10 +103,10 @@ template <typename T> void gemm(const View& out, const View& a, const View& b) {
   // the one column, n = 1, or the one row).
   const int64_t inc = !direct ? 1 : n == 1 ? (m == 1 ? 1 : out.stride[0]) : out.stride[1];
   const bool vector =
-      k > 0 && (m == 1 || n == 1) && inc > 0 && matrix_vector<T>(a, b, m, n, result, inc);
+      k > 0 && (m == 1 || n == 1) && inc > 0 && matrix_vector<T>(blas, a, b, m, n, result, inc);
   if (!vector)
-    matrix_matrix<T>(a, b, m, n, result,
-                     int(direct && m > 1 ? out.stride[0] : std::max<int64_t>(n, 1)), direct);
+    matrix_matrix<T>(blas, a, b, m, n, result,
+                     direct && m > 1 ? out.stride[0] : std::max<int64_t>(n, 1), direct);
   if (direct) return;
   // Through the temporary: the output may have any strides and may overlap an input.
   for (int64_t i = 0; i < m; ++i)
@@ -167,7 +129,7 @@ template <typename T> void int_matmul(const View& out, const View& a, const View
 }
 } // namespace
 
-void run_matmul(const Instruction& in) {
+void run_matmul(const Instruction& in, const Blas& blas) {
   HS_USER_ASSERT(in.is_view(1) && in.is_view(2)) << "MATMUL: both inputs must be arrays";
   const View &out = in.view(0), &a = in.view(1), &b = in.view(2);
   HS_USER_ASSERT(out.ndim() == 2 && a.ndim() == 2 && b.ndim() == 2)
@@ -180,13 +142,13 @@ void run_matmul(const Instruction& in) {
   if (out.size() == 0) return;
   switch (out.dtype()) {
   case DType::FLOAT32:
-    return gemm<float>(out, a, b);
+    return gemm<float>(blas, out, a, b);
   case DType::FLOAT64:
-    return gemm<double>(out, a, b);
+    return gemm<double>(blas, out, a, b);
   case DType::COMPLEX64:
-    return gemm<std::complex<float>>(out, a, b);
+    return gemm<std::complex<float>>(blas, out, a, b);
   case DType::COMPLEX128:
-    return gemm<std::complex<double>>(out, a, b);
+    return gemm<std::complex<double>>(blas, out, a, b);
   case DType::INT8:
     return int_matmul<int8_t>(out, a, b);
   case DType::INT16:

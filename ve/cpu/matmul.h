@@ -2,11 +2,12 @@
 #pragma once
 
 #include "core/instruction.h"
+#include "ve/cpu/blas.h"
 
 namespace hassium::cpu {
 
-// OpenBLAS gemm for float32/64 and complex64/128 (views it cannot address are copied to
-// contiguous ones first); a wrapping integer loop for the integer dtypes.
-void run_matmul(const Instruction& in);
+// BLAS gemm (gemv for one row or column) for float32/64 and complex64/128 (views it cannot
+// address are copied to contiguous ones first); a wrapping integer loop for the integer dtypes.
+void run_matmul(const Instruction& in, const Blas& blas);
 
 } // namespace hassium::cpu

@@ -1,0 +1,58 @@
+// The BLAS the CPU engine calls: NumPy's own OpenBLAS when the process has it, else the linked one.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace hassium::cpu {
+
+// [cpu] blas. AUTO: an ILP64 OpenBLAS already loaded in the process (NumPy's wheels bring
+// scipy-openblas64: `scipy_cblas_dgemm64_` & co.), so that a Python program has one BLAS, one
+// BLAS thread pool and NumPy's own results; otherwise the OpenBLAS hassium links. LINKED: always
+// the linked one.
+enum class BlasChoice : uint8_t { AUTO, LINKED };
+
+// Parses "auto" or "linked"; throws UserError naming the valid ones otherwise.
+BlasChoice parse_blas_choice(const std::string& name);
+
+// The CBLAS entry points, row-major, with 64-bit sizes (the linked LP64 library is reached
+// through adapters that check each size fits its 32-bit int).
+struct Blas {
+  using Sgemm = void (*)(int, int, int, int64_t, int64_t, int64_t, float, const float*, int64_t,
+                         const float*, int64_t, float, float*, int64_t);
+  using Dgemm = void (*)(int, int, int, int64_t, int64_t, int64_t, double, const double*, int64_t,
+                         const double*, int64_t, double, double*, int64_t);
+  using Zgemm = void (*)(int, int, int, int64_t, int64_t, int64_t, const void*, const void*,
+                         int64_t, const void*, int64_t, const void*, void*, int64_t);
+  using Sgemv = void (*)(int, int, int64_t, int64_t, float, const float*, int64_t, const float*,
+                         int64_t, float, float*, int64_t);
+  using Dgemv = void (*)(int, int, int64_t, int64_t, double, const double*, int64_t, const double*,
+                         int64_t, double, double*, int64_t);
+  using Zgemv = void (*)(int, int, int64_t, int64_t, const void*, const void*, int64_t, const void*,
+                         int64_t, const void*, void*, int64_t);
+  Sgemm sgemm = nullptr;
+  Dgemm dgemm = nullptr;
+  Zgemm cgemm = nullptr, zgemm = nullptr;
+  Sgemv sgemv = nullptr;
+  Dgemv dgemv = nullptr;
+  Zgemv cgemv = nullptr, zgemv = nullptr;
+  bool linked = true;      // the OpenBLAS hassium links (else one found in the process)
+  std::string description; // which library, for `hassium info` and the tests
+};
+
+// The BLAS for `choice`, resolved on the first call for that choice (AUTO looks through the
+// libraries loaded at that moment: under Python, NumPy is loaded before the first flush).
+const Blas& blas(BlasChoice choice);
+
+// C = op(A) op(B) (m x n, k inner; leading dimensions as row-major CBLAS has them), for T in
+// float, double, std::complex<float>, std::complex<double>.
+template <typename T>
+void blas_gemm(const Blas& blas, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+               const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc);
+
+// y = op(A) x, A row-major (rows x cols, leading dimension ld); T as blas_gemm.
+template <typename T>
+void blas_gemv(const Blas& blas, bool trans, int64_t rows, int64_t cols, const T* a, int64_t ld,
+               const T* x, int64_t incx, T* y, int64_t incy);
+
+} // namespace hassium::cpu
