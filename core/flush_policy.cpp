@@ -68,11 +68,19 @@ FlushPolicy::Cut FlushPolicy::decide(uint64_t sig, int64_t pending, int64_t thre
   // The pending program shrank without a flush of ours: someone else flushed.
   if (pending <= last_pending_) flushed_elsewhere();
   last_pending_ = pending;
+  recurrence_ = recurrence(uint64_t(kLimitFactor * threshold));
   const bool at_anchor = has_anchor_ && window_ == anchor_;
   if (at_anchor) {
     seen_ = true;
     period_ = position_ - anchor_position_;
     anchor_position_ = position_;
+  } else if (has_anchor_ && recurrence_ > period_) {
+    // Rule 0: a longer loop than the anchor's; anchored here, as if it had just recurred.
+    ++stats_.lengthened;
+    anchor_ = window_;
+    anchor_position_ = position_;
+    period_ = recurrence_;
+    seen_ = true;
   }
   if (!has_anchor_) return pending > threshold ? cut(Cut::FIRST) : Cut::NONE;
   if (at_anchor && (pending > threshold || after_forced_)) return cut(Cut::ALIGNED);
@@ -80,11 +88,21 @@ FlushPolicy::Cut FlushPolicy::decide(uint64_t sig, int64_t pending, int64_t thre
   return Cut::NONE;
 }
 
+uint64_t FlushPolicy::recurrence(uint64_t limit) {
+  // The slot by the window's high bits (the low bits of a polynomial hash mix least).
+  Seen& slot = seen_at_[(window_ >> 40) & (kSeenSlots - 1)];
+  uint64_t period = 0;
+  if (slot.window == window_ && slot.position != 0 && position_ - slot.position <= limit)
+    period = position_ - slot.position;
+  slot = {window_, position_};
+  return period;
+}
+
 void FlushPolicy::set_anchor() {
   has_anchor_ = true;
   anchor_ = window_;
   anchor_position_ = position_;
-  period_ = 0;
+  period_ = recurrence_; // 0 until it recurs, unless it already did within the limit
 }
 
 FlushPolicy::Cut FlushPolicy::cut(Cut kind) {

@@ -15,7 +15,15 @@
 //              instruction, no allocation.
 //   anchor     the window at the last cut: the phase the policy cuts at.
 //
+//   recurrence  where each recent window was last seen (a direct-mapped table of kSeenSlots
+//              entries, O(1) per instruction): a window seen again d instructions later
+//              recurs with period d.
+//
 // Rule, checked after each instruction the frontend may flush after (`pending` counted with it):
+//   0. a window other than the anchor that recurs with a longer period than the anchor's, at
+//      most the limit, becomes the anchor: the outermost loop whose body fits in a program sets
+//      the phase (a row loop around an inner loop: every program one row, not pieces of rows
+//      cut at the inner loop's phase, whose row boundaries would fall anywhere);
 //   1. no anchor yet:                 cut when pending > threshold, and anchor there;
 //   2. window == anchor and pending > threshold (or the previous cut was forced): cut;
 //   3. pending > limit (2 x threshold):  forced cut.
@@ -44,6 +52,7 @@ public:
   static constexpr size_t kWindow = 32;      // signatures in the phase window (a power of two)
   static constexpr int64_t kLimitFactor = 2; // limit = kLimitFactor x threshold
   static constexpr int kStaleForced = 2;     // forced programs without the anchor before re-anchor
+  static constexpr size_t kSeenSlots = 4096; // windows remembered for their period (power of two)
 
   enum class Cut { NONE, FIRST, ALIGNED, FORCED };
   struct Stats {
@@ -51,6 +60,7 @@ public:
     int64_t aligned = 0; // cuts at the anchor
     int64_t forced = 0;  // cuts at the limit
     int64_t reanchored = 0;
+    int64_t lengthened = 0; // anchors replaced by a window of a longer period (rule 0)
   };
 
   // The instruction's signature (see above). Cheap: no allocation.
@@ -71,6 +81,8 @@ public:
 private:
   void push(uint64_t sig);
   void set_anchor();
+  // The current window's period (0: not seen within the limit), remembering where it was seen.
+  uint64_t recurrence(uint64_t limit);
   Cut cut(Cut kind);
 
   static constexpr uint64_t kBase = 0x100000001b3ULL; // odd multiplier of the rolling hash
@@ -86,6 +98,12 @@ private:
   bool after_forced_ = false;    // the current program started at a forced cut
   int stale_ = 0;                // forced programs in a row without the anchor
   int64_t last_pending_ = 0;
+  struct Seen {
+    uint64_t window = 0;
+    uint64_t position = 0; // 0 = empty
+  };
+  std::array<Seen, kSeenSlots> seen_at_{};
+  uint64_t recurrence_ = 0; // the current window's period, as recurrence() found it
   bool align_ = true;
   Stats stats_;
 };

@@ -57,12 +57,13 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
   std::optional<Partition> hit;
   MergeCache::Layout layout{}, stored{};
   std::shared_ptr<PartitionAttachment> attachment;
+  bool overlap_free = false;
   if (info) {
     *info = FuseInfo{};
     info->small = small;
   }
   if (cache) {
-    MergeCache::write_key(program, o, key, &layout, info ? &info->bases : nullptr);
+    MergeCache::write_key(program, o, key, &layout, info ? &info->bases : nullptr, &overlap_free);
     hit = cache->find(key, program.size(), &stored, info ? &attachment : nullptr);
     if (info) {
       info->key = key;
@@ -77,14 +78,18 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
       return std::move(*hit);
     }
   }
-  FusionContext ctx(program, o.cost_model, o.optimal_budget);
+  std::optional<FusionContext> context;
+  auto ctx = [&]() -> FusionContext& {
+    if (!context) context.emplace(program, o.cost_model, o.optimal_budget);
+    return *context;
+  };
   // The same program with its views moved or reshaped: the partition the attachment runs, if
-  // still legal here, runs again. Moved only: as it is (the entry keeps its layout and
-  // attachment for the next one); reshaped: the entry takes this layout, as the VEM redoes
-  // what depends on the geometry.
+  // still legal here, runs again (legal without a check when the key says no overlap decides
+  // legality). Moved only: as it is (the entry keeps its layout and attachment for the next
+  // one); reshaped: the entry takes this layout, as the VEM redoes what depends on the geometry.
   if (hit && attachment && layout != MergeCache::Layout{}) {
     const Partition* runs = attachment->runs();
-    if (runs && MergeCache::check_partition(ctx.table(), *runs).empty()) {
+    if (runs && (overlap_free || MergeCache::check_partition(ctx().table(), *runs).empty())) {
       if (MergeCache::same_geometry(stored, layout)) {
         info->shifted = true;
       } else {
@@ -99,19 +104,19 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
   if (hit) {
     // The key leaves out extents and offsets: use the stored blocks only when they are legal
     // for this program; the cost is this program's (and no longer proven optimal).
-    if (MergeCache::check_partition(ctx.table(), *hit).empty()) {
-      Partition p = ctx.finish(std::move(hit->blocks), hit->algorithm);
+    if (MergeCache::check_partition(ctx().table(), *hit).empty()) {
+      Partition p = ctx().finish(std::move(hit->blocks), hit->algorithm);
       cache->note_checked(key, p, layout);
       return p;
     }
     cache->note_stale();
   }
-  Partition p = algorithm->run(ctx);
+  Partition p = algorithm->run(ctx());
   const size_t before = p.blocks.size();
   auto blocks = split_long_blocks(program, std::move(p.blocks), size_t(o.split_block_size),
                                   FuserOptions::kSplitMaxBytes);
   if (blocks.size() != before) {
-    p = ctx.finish(std::move(blocks), p.algorithm);
+    p = ctx().finish(std::move(blocks), p.algorithm);
     if (info) info->split = true;
   } else {
     p.blocks = std::move(blocks);

@@ -159,7 +159,7 @@ private:
 } // namespace
 
 void MergeCache::write_key(const Program& program, const FuserOptions& options, std::string& out,
-                           Layout* layout, std::vector<Base*>* bases) {
+                           Layout* layout, std::vector<Base*>* bases, bool* overlap_free) {
   size_t bound = 40 + options.algorithm.size() + options.cost_model.size();
   size_t operands = 0;
   for (const Instruction& ins : program.instrs) {
@@ -187,11 +187,25 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   thread_local ViewIndex tls_views;
   thread_local ShapeIndex tls_shapes;
   thread_local std::vector<int64_t> tls_words, tls_offsets;
+  // Per base (by key number): its first view's number, and whether it is written / has others.
+  thread_local std::vector<uint32_t> tls_first_view;
+  thread_local std::vector<uint8_t> tls_base_flags;
+  struct Span {
+    uint32_t base;
+    int64_t lo, hi;
+  };
+  thread_local std::vector<Span> tls_spans; // of the distinct non-empty views
+  constexpr uint8_t kWritten = 1, kManyViews = 2;
   PointerIndex& ids = tls_ids;
   ViewIndex& views = tls_views;
   ShapeIndex& shapes = tls_shapes;
   std::vector<int64_t>& words = tls_words;
   std::vector<int64_t>& offsets = tls_offsets;
+  std::vector<uint32_t>& first_view = tls_first_view;
+  std::vector<uint8_t>& base_flags = tls_base_flags;
+  base_flags.clear();
+  std::vector<Span>& spans = tls_spans;
+  spans.clear();
   ids.reset(program.bases.size());
   views.reset(operands);
   shapes.reset(operands);
@@ -205,12 +219,14 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
     compute += !system;
     k.put<uint16_t>(uint16_t(ins.op));
     k.put<uint8_t>(uint8_t(ins.operands.size()));
-    for (const Operand& opnd : ins.operands) {
+    for (size_t o = 0; o < ins.operands.size(); ++o) {
+      const Operand& opnd = ins.operands[o];
       if (const View* v = std::get_if<View>(&opnd)) {
         if (!system) bytes += v->bytes();
         bool fresh;
         k.put<uint8_t>('V');
-        k.put<uint32_t>(ids.insert(v->base.get(), fresh));
+        const uint32_t base_id = ids.insert(v->base.get(), fresh);
+        k.put<uint32_t>(base_id);
         if (fresh) {
           k.put<uint8_t>(uint8_t(v->base->dtype));
           k.put<uint8_t>(v->base->data != nullptr || v->base->external_owner != nullptr);
@@ -219,6 +235,17 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
         const int next = int(views.size());
         const int id = views.find_or_insert(*v, 0, next);
         k.put<uint32_t>(uint32_t(id));
+        if (overlap_free) {
+          if (base_id >= base_flags.size()) {
+            base_flags.resize(base_id + 1, 0);
+            first_view.resize(base_id + 1, uint32_t(id));
+          }
+          if (fresh) first_view[base_id] = uint32_t(id);
+          if (first_view[base_id] != uint32_t(id)) base_flags[base_id] |= kManyViews;
+          if (!system && o == 0) base_flags[base_id] |= kWritten; // the access table's rule
+          if (id == next && v->size() > 0)
+            spans.push_back({base_id, v->min_index(), v->max_index()});
+        }
         if (id != next) continue; // identical to an earlier operand: all said already
         k.put<uint8_t>(uint8_t(v->shape.size()));
         k.put<uint32_t>(shapes.insert(v->shape));
@@ -247,6 +274,18 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
     ++size_class;
   k.put<uint8_t>(uint8_t(size_class));
   out.resize(k.size());
+  if (overlap_free) {
+    // The written bases with several views: their views' intervals, sorted, must not meet.
+    *overlap_free = true;
+    std::erase_if(spans,
+                  [&](const Span& s) { return base_flags[s.base] != (kWritten | kManyViews); });
+    std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
+      return a.base != b.base ? a.base < b.base : a.lo < b.lo;
+    });
+    for (size_t i = 1; i < spans.size() && *overlap_free; ++i)
+      if (spans[i].base == spans[i - 1].base && spans[i].lo <= spans[i - 1].hi)
+        *overlap_free = false;
+  }
   if (layout) {
     // The geometry, then everything: the offsets hashed with the geometry as the seed.
     XXH128_hash_t g = XXH3_128bits(words.data(), words.size() * sizeof(int64_t));

@@ -73,8 +73,15 @@ public:
   // The same into `out`, reusing its memory (fuse() keeps one per thread); in the same pass,
   // when asked, the program's layout (see layout()) and its bases in the key's order (by first
   // appearance among the operands: two programs with one key have their bases in one order).
+  // `overlap_free`, when asked: no two distinct views of a base that a compute instruction
+  // writes touch a common element interval. Then no overlap between views decides a block or a
+  // dependency (check_partition's rule 5 and its conflicts on overlapping views do not arise):
+  // the program has the fewest constraints a program of its key can have (the key holds the
+  // rest: bases, identical views, shapes, axes), so a partition legal for any program of the
+  // key is legal for it.
   static void write_key(const Program& program, const FuserOptions& options, std::string& out,
-                        Layout* layout = nullptr, std::vector<Base*>* bases = nullptr);
+                        Layout* layout = nullptr, std::vector<Base*>* bases = nullptr,
+                        bool* overlap_free = nullptr);
 
   // Def. 5 for a partition found under `t`'s program's key: every instruction in exactly one
   // block, every block fusible (ir/fusibility.h rules 1-5), every dependency between

@@ -540,6 +540,8 @@ bool store_element(const View& a, int64_t offset, py::handle value) {
 // target = value for a basic (view) target: a fill for a constant, else a copy (cast, broadcast,
 // through a temporary on overlap).
 void assign_basic(const View& target, py::handle value) {
+  // The store of a[i, :j] += b: the value is the target itself, nothing to do.
+  if (is_ndarray(value) && array_of(value).view.identical(target)) return;
   std::vector<Array> temps;
   Operand src = assign_source(value, target.dtype(), target.shape, target, temps, false);
   if (target.size() == 0) return;

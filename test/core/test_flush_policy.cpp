@@ -1,6 +1,7 @@
 // Tests of core/flush_policy.cpp: signatures, cuts at one loop phase, the limit, re-anchoring.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -195,4 +196,48 @@ TEST_CASE("signatures ignore bases, offsets and extents", "[flush_policy]") {
   CHECK(s != FlushPolicy::signature(Instruction(
                  Opcode::SUBTRACT, {view(a, 0, {10, 10}, {10, 1}), view(a, 11, {9, 9}, {10, 1}),
                                     Scalar::of_float(1.0, DType::FLOAT64)})));
+}
+
+TEST_CASE("a row loop around an inner loop is cut at the row's phase, a row per program",
+          "[flush_policy]") {
+  // for i: C[i] *= beta (signature 1); for k in 500: t = s * A[:, k]; C[i] += t; free t.
+  auto row = [](Feeder& f, size_t inner) {
+    f.record(1);
+    for (size_t k = 0; k < inner; ++k) {
+      f.record(2);
+      f.record(3);
+      f.record(4);
+    }
+  };
+  Feeder f(1000);
+  for (int i = 0; i < 40; ++i) row(f, 500); // 1501 per row: past the threshold, within the limit
+  REQUIRE(f.programs.size() > 30);
+  CHECK(f.policy.stats().lengthened >= 1);
+  // After the first row or two, every program is one whole row, all alike.
+  size_t first_whole = 0;
+  while (first_whole < f.programs.size() && f.programs[first_whole].size() != 1501) ++first_whole;
+  REQUIRE(first_whole <= 3);
+  for (size_t c = first_whole; c < f.programs.size(); ++c) {
+    CHECK(f.programs[c] == f.programs[first_whole]);
+    CHECK(f.kinds[c] == FlushPolicy::Cut::ALIGNED);
+  }
+  CHECK(f.policy.stats().forced <= 1); // while the row's phase takes over from the inner loop's
+
+  // Rows whose inner loop grows (a triangular sweep): once rows are longer than the threshold,
+  // every cut falls at one phase of a row's start, a row per program.
+  Feeder g(1000);
+  for (size_t i = 0; i < 600; ++i) row(g, i);
+  std::vector<size_t> row_start; // stream position of each row's first record
+  for (size_t i = 0, position = 0; i < 600; position += 1 + 3 * i, ++i)
+    row_start.push_back(position);
+  std::vector<size_t> phases;
+  for (size_t c = 0; c < g.cut_at.size(); ++c) {
+    if (g.cut_at[c] < row_start[400]) continue; // rows past 333 are longer than the threshold
+    auto next = std::upper_bound(row_start.begin(), row_start.end(), g.cut_at[c]);
+    phases.push_back(g.cut_at[c] - *(next - 1));
+    CHECK(g.kinds[c] == FlushPolicy::Cut::ALIGNED);
+  }
+  REQUIRE(phases.size() >= 190);
+  CHECK(std::count(phases.begin(), phases.end(), phases.front()) == long(phases.size()));
+  CHECK(phases.front() < FlushPolicy::kWindow);
 }
