@@ -145,7 +145,7 @@ void bind_functions(py::module_& m) {
     out.scalar = a.scalar;
     return wrap(std::move(out));
   });
-  m.def("_take_mask", [](const Array& a, py::handle mask) { return getitem_general(a, mask); });
+  m.def("_take_mask", &take_mask);
   m.def(
       "config_value",
       [](const std::string& section, const std::string& key) {

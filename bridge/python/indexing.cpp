@@ -8,6 +8,7 @@
 #include "bridge/python/convert.h"
 #include "bridge/python/errors.h"
 #include "bridge/python/numpy_api.h"
+#include "core/error.h"
 
 namespace hassium::python {
 
@@ -231,7 +232,11 @@ Applied apply_key(const View& in, std::vector<Item> items, bool& had_ellipsis) {
     case Item::array: {
       int64_t n = in.shape[size_t(dim)];
       py::array idx = np().attr("asarray")(it.obj, "int64");
-      if (idx.size() > 0) {
+      // Two reductions decide the common case (every index in [0, n): nothing to check or
+      // wrap); only otherwise the element-wise passes that find the culprit and wrap.
+      const bool plain = idx.size() == 0 || (idx.attr("min")().cast<int64_t>() >= 0 &&
+                                             idx.attr("max")().cast<int64_t>() < n);
+      if (!plain) {
         py::array bad =
             np().attr("logical_or")(np().attr("less")(idx, -n), np().attr("greater_equal")(idx, n));
         if (np().attr("any")(bad).cast<bool>()) {
@@ -314,9 +319,15 @@ Positions positions(const Applied& ap) {
     }
     raise_index_error(msg);
   }
-  py::object flat = np().attr("zeros")(py::tuple(bc[0].attr("shape")), "int64");
-  for (size_t k = 0; k < ap.adv.size(); ++k)
-    flat = np().attr("add")(flat, np().attr("multiply")(bc[k], pstride[size_t(ap.adv_dims[k])]));
+  // flat = sum of index k times its dim's position stride: the first product is a new
+  // contiguous array, the rest are added into it in place (a unit stride needs no product).
+  py::object flat = np().attr("asarray")(
+      np().attr("multiply")(bc[0], pstride[size_t(ap.adv_dims[0])], py::arg("dtype") = "int64"));
+  for (size_t k = 1; k < ap.adv.size(); ++k) {
+    const int64_t ps = pstride[size_t(ap.adv_dims[k])];
+    py::object term = ps == 1 ? py::object(bc[k]) : np().attr("multiply")(bc[k], ps);
+    np().attr("add")(flat, term, py::arg("out") = flat);
+  }
   py::array flat_arr = np().attr("ascontiguousarray")(flat, "int64");
   Dims bshape;
   for (int k = 0; k < int(flat_arr.ndim()); ++k) bshape.push_back(flat_arr.shape(k));
@@ -730,6 +741,24 @@ bool is_masked_selection(py::handle obj) {
 
 py::object materialize(py::handle selection) {
   return selection.attr("_get")();
+}
+
+py::object take_mask(const Array& a, py::handle mask) {
+  py::object m;
+  if (is_ndarray(mask)) {
+    const Array& ma = array_of(mask);
+    if (ma.dtype() == DType::BOOL && ma.shape() == a.shape()) m = to_numpy(ma);
+  } else if (py::isinstance<py::array>(mask)) {
+    py::array na = py::reinterpret_borrow<py::array>(mask);
+    if (na.dtype().kind() == 'b' && na.ndim() == a.view.ndim() &&
+        std::equal(a.view.shape.begin(), a.view.shape.end(), na.shape()))
+      m = na;
+  }
+  if (!m) return getitem_general(a, mask);
+  py::array values = to_numpy(a);
+  std::optional<Array> out = from_numpy(values[m], false);
+  HS_INTERNAL_ASSERT(out) << "a compressed " << dtype_name(a.dtype()) << " array";
+  return wrap(std::move(*out));
 }
 
 py::object getitem_general(const Array& a, py::handle key) {

@@ -26,5 +26,10 @@ py::object materialize(py::handle selection);
 // a[key] by NumPy's general rules (views, gathers), none of the lazy paths: how getitem() ends,
 // and what a selection materializes through (a[mask], compressed now).
 py::object getitem_general(const Array& a, py::handle key);
+// a[mask] for a boolean mask (hassium or NumPy) of a's shape, what a selection materializes
+// through: its length is data, so a and the mask are computed now and NumPy compresses their
+// memory in one pass (count, copy); the result is wrapped without a copy. Any other mask or key:
+// getitem_general().
+py::object take_mask(const Array& a, py::handle mask);
 
 } // namespace hassium::python

@@ -239,3 +239,25 @@ def test_a_selection_as_an_index_is_its_compressed_array():
     sn2 = vn[mn]
     sn2[sn2 > 0] = 0
     check(sh2, sn2)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int32", "int64", "float32",
+                                   "float64", "complex64", "complex128"])
+def test_the_compress_of_a_selection_is_numpy_s_for_every_layout(dtype):
+    # What a selection materializes through (_take_mask): the values computed now, NumPy's
+    # compress of them, a hassium array over its result.
+    n = (np.arange(48).reshape(6, 8) * 7 % 11).astype(dtype)
+    m = (np.arange(48).reshape(6, 8) * 5 % 3) == 1
+    h = hassium.array(n)
+    cases = [(lambda x: x, m), (lambda x: x[::2, ::-2], m[:3, :4]), (lambda x: x.T, m.T),
+             (lambda x: x[1], m[0]), (lambda x: x[2, 3, ...], np.array(True)),
+             (lambda x: (x + x)[1:, 2:], m[1:, 2:])]
+    for view, mask in cases:
+        want = view(n)[mask]
+        for mk in (mask, hassium.array(mask)):
+            got = hassium._hassium._take_mask(view(h), mk)
+            assert type(got) is hassium.ndarray
+            assert got.dtype == want.dtype and got.shape == want.shape
+            check(got, want)
+    # Another mask (not a boolean one of the array's shape) takes the general path.
+    check(hassium._hassium._take_mask(h, np.array([True, False] * 3)), n[[True, False] * 3])
