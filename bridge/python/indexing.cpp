@@ -786,6 +786,17 @@ py::object getitem(const Array& a, py::handle key) {
   }
   LazyIndex li;
   if (lazy_index(a.view, key, li)) {
+    // A small gather whose values are all computed: NumPy's, now (a dot or an element read of
+    // it then needs no flush, and a bad index is NumPy's IndexError at once).
+    const int64_t size =
+        std::accumulate(li.shape.begin(), li.shape.end(), int64_t(1), std::multiplies<int64_t>());
+    if (size > 0 && size <= eager_max_elements() && values_ready(li.idx->view) &&
+        values_ready(li.view)) {
+      py::object values = borrowed_numpy_view(li.view)[borrowed_numpy_view(li.idx->view)];
+      std::optional<Array> got = from_numpy(values, false);
+      HS_INTERNAL_ASSERT(got) << "a gathered " << dtype_name(a.dtype()) << " array";
+      return wrap(std::move(*got));
+    }
     Array out = new_array(a.dtype(), li.shape);
     if (out.size() == 0) return wrap(std::move(out));
     lazy_positions(li);

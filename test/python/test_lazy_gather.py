@@ -1,7 +1,8 @@
 """x[idx], x[idx] = v and x[idx] op= v with a hassium integer array idx on axis 0 stay lazy
 (indexing.cpp lazy_index): the index normalization, GATHER and SCATTER are recorded without a
 flush, and an index out of bounds is NumPy's IndexError when the flush runs. Values against
-NumPy for every integer index dtype, negative and duplicate indices, n-d x, empty indices."""
+NumPy for every integer index dtype, negative and duplicate indices, n-d x, empty indices. A
+small gather of ready values ([python] eager_max_elements) is NumPy's at once instead."""
 
 import numpy as np
 import pytest
@@ -253,3 +254,57 @@ def test_loop_matches_numpy():
             acc[idx[:10]] += 1.0
         res.append(acc)
     assert_same(res[1], res[0])
+
+
+def test_small_gathers_of_ready_values_are_numpy_s_at_once():
+    # [python] eager_max_elements: a gather of few elements whose index and source are computed
+    # runs through NumPy now (a consumer that needs values then flushes nothing), values, dtype
+    # and errors NumPy's; pending operands or more elements: recorded as above.
+    xn = np.arange(24.0).reshape(6, 4) * 1.5
+    x = hassium.array(xn)
+    hassium.flush()
+    kept = []  # (a result's FREE, when it goes, is recorded)
+    for idx in (np.array([5, -1, 0, 5]), np.array([[1, 2], [3, 0]], dtype=np.uint8)):
+        i = hassium.array(idx)
+        hassium.flush()
+        for key, nkey in (((i,), (idx,)), ((i, 2), (idx, 2)),
+                          ((i, slice(1, None)), (idx, slice(1, None)))):
+            before = hassium._hassium.pending()
+            kept.append(x[key])
+            assert hassium._hassium.pending() == before  # nothing recorded
+            assert_same(kept[-1], xn[nkey])
+    i = hassium.array(np.array([2, 9]))
+    with pytest.raises(IndexError) as e:
+        x[i]  # at once, as NumPy
+    assert str(e.value) == numpy_error(lambda: xn[np.array([2, 9])])
+    # The spmv idiom: a row's gather and dot, one scalar stored per row, no flush at all.
+    rows, cols = np.array([0, 2, 3, 6]), np.array([1, 4, 0, 2, 3, 5])
+    vals, v = hassium.array(np.arange(6.0) + 1), hassium.arange(6.0)
+    y = hassium.empty(3)
+    c = hassium.array(cols)
+    f0 = hassium.profile()["flushes"]
+    for r in range(3):
+        y[r] = vals[rows[r]:rows[r + 1]] @ v[c[rows[r]:rows[r + 1]]]
+    # profile() flushes once for what is pending (the gathers' FREEs): the loop flushed nothing.
+    assert hassium._hassium.pending() > 0
+    assert hassium.profile()["flushes"] == f0 + 1
+    yn = [(np.arange(6.0) + 1)[rows[r]:rows[r + 1]] @ np.arange(6.0)[cols[rows[r]:rows[r + 1]]]
+          for r in range(3)]
+    assert_same(y, np.array(yn))
+
+
+def test_pending_or_long_gathers_are_recorded(lazy_scalar_reads):
+    x = hassium.arange(10.0)
+    hassium.flush()
+    before = hassium._hassium.pending()
+    x[hassium.array(np.array([1, 2]))]  # eager_max_elements = 0 here: recorded
+    assert hassium._hassium.pending() > before
+    hassium.flush()
+    hassium._hassium.set_eager_max_elements(100)
+    before = hassium._hassium.pending()
+    x[lazy(np.array([1, 2]))]  # the index is pending: recorded
+    assert hassium._hassium.pending() > before
+    hassium.flush()
+    before = hassium._hassium.pending()
+    x[hassium.array(np.arange(101) % 10)]  # more than eager_max_elements
+    assert hassium._hassium.pending() > before
