@@ -84,12 +84,14 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
     return *context;
   };
   // The same program with its views moved or reshaped: the partition the attachment runs, if
-  // still legal here, runs again (legal without a check when the key says no overlap decides
-  // legality). Moved only: as it is (the entry keeps its layout and attachment for the next
-  // one); reshaped: the entry takes this layout, as the VEM redoes what depends on the geometry.
+  // still legal here, runs again (legal without a check when no overlap decides legality, or
+  // when every base's views moved together since the partition was checked). Moved only: as it is
+  // (the entry keeps its layout and attachment for the next one); reshaped: the entry takes this
+  // layout, as the VEM redoes what depends on the geometry.
   if (hit && attachment && layout != MergeCache::Layout{}) {
     const Partition* runs = attachment->runs();
-    if (runs && (overlap_free || MergeCache::check_partition(ctx().table(), *runs).empty())) {
+    if (runs && (overlap_free || MergeCache::moved_together(stored, layout) ||
+                 MergeCache::check_partition(ctx().table(), *runs).empty())) {
       if (MergeCache::same_geometry(stored, layout)) {
         info->shifted = true;
       } else {

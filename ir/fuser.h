@@ -27,8 +27,9 @@ struct PartitionAttachment {
 
 // What a merge-cache key leaves out, hashed (MergeCache::layout()): words 0-1 each distinct
 // view's base size, offset, extents and strides; words 2-3 the same without the offsets (the
-// geometry). All zero = unknown.
-using FlushLayout = std::array<uint64_t, 4>;
+// geometry); words 4-5 the geometry and each view's offset relative to its base's first view's
+// (equal: every base's views moved together). All zero = unknown.
+using FlushLayout = std::array<uint64_t, 6>;
 
 struct FuserOptions {
   std::string algorithm = "greedy";   // a name of algorithm_names()

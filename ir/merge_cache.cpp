@@ -186,7 +186,7 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   thread_local PointerIndex tls_ids;
   thread_local ViewIndex tls_views;
   thread_local ShapeIndex tls_shapes;
-  thread_local std::vector<int64_t> tls_words, tls_offsets;
+  thread_local std::vector<int64_t> tls_words, tls_offsets, tls_relative, tls_first_offset;
   // Per base (by key number): its first view's number, and whether it is written / has others.
   thread_local std::vector<uint32_t> tls_first_view;
   thread_local std::vector<uint8_t> tls_base_flags;
@@ -201,6 +201,9 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   ShapeIndex& shapes = tls_shapes;
   std::vector<int64_t>& words = tls_words;
   std::vector<int64_t>& offsets = tls_offsets;
+  std::vector<int64_t>& relative = tls_relative;         // offset - the base's first view's
+  std::vector<int64_t>& first_offset = tls_first_offset; // per base (key number)
+  relative.clear();
   std::vector<uint32_t>& first_view = tls_first_view;
   std::vector<uint8_t>& base_flags = tls_base_flags;
   base_flags.clear();
@@ -251,8 +254,11 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
         k.put<uint32_t>(shapes.insert(v->shape));
         for (size_t d = 0; d < v->shape.size(); ++d) k.put<uint8_t>(dim_flags(*v, d));
         if (layout) {
+          if (base_id >= first_offset.size()) first_offset.resize(base_id + 1);
+          if (fresh) first_offset[base_id] = v->offset;
           words.push_back(v->base->nelem);
           offsets.push_back(v->offset);
+          relative.push_back(v->offset - first_offset[base_id]);
           words.insert(words.end(), v->shape.begin(), v->shape.end());
           words.insert(words.end(), v->stride.begin(), v->stride.end());
         }
@@ -291,8 +297,10 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
     XXH128_hash_t g = XXH3_128bits(words.data(), words.size() * sizeof(int64_t));
     XXH128_hash_t h =
         XXH3_128bits_withSeed(offsets.data(), offsets.size() * sizeof(int64_t), g.low64 ^ g.high64);
+    XXH128_hash_t r = XXH3_128bits_withSeed(relative.data(), relative.size() * sizeof(int64_t),
+                                            g.low64 ^ g.high64);
     // All zero means unknown; a layout that hashes to it is just never taken as known.
-    *layout = {h.low64, h.high64, g.low64, g.high64};
+    *layout = {h.low64, h.high64, g.low64, g.high64, r.low64, r.high64};
   }
 }
 

@@ -98,6 +98,11 @@ public:
   static bool same_geometry(const Layout& a, const Layout& b) {
     return a[2] == b[2] && a[3] == b[3] && (a[2] | a[3]) != 0;
   }
+  // The same geometry, and every base's views moved by one distance: between views of one base
+  // the overlaps are the same, so a partition legal for one program is legal for the other.
+  static bool moved_together(const Layout& a, const Layout& b) {
+    return same_geometry(a, b) && a[4] == b[4] && a[5] == b[5] && (a[4] | a[5]) != 0;
+  }
   // A hit that check_partition() rejected: counted as a miss and in `stale`.
   void note_stale();
 

@@ -5,7 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
+#include <set>
 
 #include "fusion_programs.h"
 #include "ir/algorithms.h"
@@ -595,4 +597,71 @@ TEST_CASE("an overlap-free program: every partition legal for a program of its k
   }
   CHECK(checked > 1000);
   CHECK(overlapping > 100); // the generator makes both kinds
+}
+
+namespace {
+// `p` with all views of each base moved by one distance per base (inside the base; a base that
+// a FREE or SYNC names whole stays).
+Program moved_per_base(const Program& p, std::mt19937& rng) {
+  Program q = p;
+  std::map<const Base*, std::pair<int64_t, int64_t>> range; // lowest, highest element touched
+  std::set<const Base*> whole;
+  for (const Instruction& ins : q.instrs)
+    if (ins.is_system()) whole.insert(ins.view(0).base.get());
+  for (const Instruction& ins : q.instrs)
+    for (const Operand& o : ins.operands)
+      if (const View* v = std::get_if<View>(&o);
+          v && !whole.count(v->base.get()) && v->size() > 0) {
+        auto [it, fresh] = range.try_emplace(v->base.get(), v->min_index(), v->max_index());
+        it->second = {std::min(it->second.first, v->min_index()),
+                      std::max(it->second.second, v->max_index())};
+      }
+  std::map<const Base*, int64_t> delta;
+  for (auto& [base, r] : range)
+    delta[base] = std::uniform_int_distribution<int64_t>(-r.first, base->nelem - 1 - r.second)(rng);
+  for (Instruction& ins : q.instrs)
+    for (Operand& o : ins.operands)
+      if (View* v = std::get_if<View>(&o); v && delta.count(v->base.get()))
+        v->offset += delta[v->base.get()];
+  return q;
+}
+} // namespace
+
+TEST_CASE("views moved together per base: the same legal partitions, without a check") {
+  FuserOptions o;
+  std::mt19937 rng(112526);
+  int checked = 0, together = 0;
+  for (int round = 0; round < 2000; ++round) {
+    Program p = test::random_program(rng, {5, true});
+    Program q = moved_per_base(p, rng);
+    if (MergeCache::key(p, o) != MergeCache::key(q, o)) continue; // merged or split views
+    const MergeCache::Layout lp = MergeCache::layout(p), lq = MergeCache::layout(q);
+    REQUIRE(MergeCache::same_geometry(lp, lq));
+    REQUIRE(MergeCache::moved_together(lp, lq));
+    ++together;
+    FusionContext cp(p, o.cost_model), cq(q, o.cost_model);
+    const size_t n = p.size();
+    size_t codes = 1;
+    for (size_t i = 0; i < n; ++i) codes *= n;
+    for (size_t code = 0; code < codes; ++code) {
+      std::vector<std::vector<size_t>> blocks(n);
+      for (size_t i = 0, c = code; i < n; ++i, c /= n) blocks[c % n].push_back(i);
+      std::erase_if(blocks, [](const auto& b) { return b.empty(); });
+      Partition part;
+      part.blocks = blocks;
+      if (MergeCache::check_partition(cp.table(), part).empty() !=
+          MergeCache::check_partition(cq.table(), part).empty())
+        FAIL("round " << round << ", code " << code << ": legal for one program only");
+      ++checked;
+    }
+  }
+  CHECK(together > 500);
+  CHECK(checked > 100000);
+  // Views of one base moved apart: not together (their overlaps may differ).
+  Program a = gauss_step("a", 8, 1), b = gauss_step("a", 8, 1);
+  for (Instruction& ins : b.instrs)
+    if (ins.op == Opcode::DIVIDE) std::get<View>(ins.operands[1]).offset += 1;
+  REQUIRE(MergeCache::key(a, o) == MergeCache::key(b, o));
+  CHECK(MergeCache::same_geometry(MergeCache::layout(a), MergeCache::layout(b)));
+  CHECK_FALSE(MergeCache::moved_together(MergeCache::layout(a), MergeCache::layout(b)));
 }
