@@ -266,3 +266,19 @@ def test_flat():
     n.flat[2] = 100
     assert_same(h, n)
     assert list(h.T.flat) == list(n.T.flat)
+
+
+@pytest.mark.parametrize("name", ["triu", "tril"])
+@pytest.mark.parametrize("shape", [(4, 5), (5, 3), (2, 3, 4), (5,), (0, 3), (3, 0)])
+def test_triangles_are_recorded_like_numpy(name, shape):
+    # One select over the last two axes, no fallback (a 1-D array: the rows of a square).
+    n = (np.arange(int(np.prod(shape))).reshape(shape) % 7 - 3).astype("float32")
+    h = hassium.array(n) * 1  # pending: the select fuses with it
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", hassium.FallbackWarning)
+        for k in (-2, 0, 1, 6, np.int64(2)):
+            assert_same(getattr(hassium, name)(h, k), getattr(np, name)(n, k))
+    assert_same(getattr(hassium, name)(h.astype(bool)), getattr(np, name)(n.astype(bool)))
+    # A 0-d array: NumPy's error (through NumPy).
+    same_error(lambda m: getattr(m, name)(m.asarray(3.0)))

@@ -41,7 +41,7 @@ from ._functions import (all, amax, amin, any, argmax, argmin, around, array_equ
                          count_nonzero, cumprod, cumsum, dot, expand_dims, flip, hstack, imag, inner,
                          isscalar, matmul, max, mean, min, moveaxis, ndim, outer, prod, ravel, real,
                          reshape, result_type, roll, round, row_stack, shape, size, squeeze, stack, std, sum,
-                         swapaxes, transpose, var, vdot, vstack, where)
+                         swapaxes, transpose, tril, triu, var, vdot, vstack, where)
 from . import linalg, random  # noqa: E402
 
 __version__ = "0.1.0"

@@ -329,6 +329,28 @@ def where(condition, x=_NoValue, y=_NoValue, /):
     return _hassium.where(condition, x, y)
 
 
+def _triangle(m, k, upper):
+    """NumPy's triu/tril: the last two axes (a 1-D m as the rows of a square) masked by
+    j - i >= k (upper) or j - i <= k, recorded as one select that fuses with m's producers."""
+    m = _arr(m)
+    if m.ndim == 0 or not isinstance(k, (int, _np.integer)):  # NumPy's error, NumPy's float k
+        return _fallback.run(_np.triu if upper else _np.tril, "triu" if upper else "tril", (m, k),
+                             {})
+    rows, cols = m.shape[-2:] if m.ndim >= 2 else (m.shape[0], m.shape[0])
+    from ._creation import arange, zeros
+    d = arange(cols).reshape(1, cols) - arange(rows).reshape(rows, 1)
+    keep = (d >= k) if upper else (d <= k)
+    return _hassium.where(keep, m, zeros(1, m.dtype))
+
+
+def triu(m, k=0):
+    return _triangle(m, k, True)
+
+
+def tril(m, k=0):
+    return _triangle(m, k, False)
+
+
 def clip(a, a_min=_NoValue, a_max=_NoValue, out=None, *, min=_NoValue, max=_NoValue, **kwargs):
     lo = a_min if a_min is not _NoValue else (None if min is _NoValue else min)
     hi = a_max if a_max is not _NoValue else (None if max is _NoValue else max)
