@@ -537,6 +537,21 @@ TEST_CASE("at most max_attachments entries hold an attachment, the oldest one go
 }
 
 namespace {
+// f(code, partition) for every ordered assignment of n instructions to blocks (the block of
+// instruction i is digit i of the code in base n; empty blocks dropped).
+template <typename F> void for_each_assignment(size_t n, F f) {
+  size_t codes = 1;
+  for (size_t i = 0; i < n; ++i) codes *= n;
+  Partition part;
+  for (size_t code = 0; code < codes; ++code) {
+    std::vector<std::vector<size_t>> blocks(n);
+    for (size_t i = 0, c = code; i < n; ++i, c /= n) blocks[c % n].push_back(i);
+    std::erase_if(blocks, [](const auto& b) { return b.empty(); });
+    part.blocks = std::move(blocks);
+    f(code, part);
+  }
+}
+
 // `p` with every distinct view moved to a random offset inside its base (identical views move
 // together): another program of the same structure, when the key says so.
 Program moved_views(const Program& p, std::mt19937& rng) {
@@ -577,23 +592,14 @@ TEST_CASE("an overlap-free program: every partition legal for a program of its k
     overlapping += !p_free;
     if (!p_free && !q_free) continue;
     FusionContext cp(p, o.cost_model), cq(q, o.cost_model);
-    // Every ordered assignment of the instructions to blocks (block of i = label[i]).
-    const size_t n = p.size();
-    size_t codes = 1;
-    for (size_t i = 0; i < n; ++i) codes *= n;
-    for (size_t code = 0; code < codes; ++code) {
-      std::vector<std::vector<size_t>> blocks(n);
-      for (size_t i = 0, c = code; i < n; ++i, c /= n) blocks[c % n].push_back(i);
-      std::erase_if(blocks, [](const auto& b) { return b.empty(); });
-      Partition part;
-      part.blocks = blocks;
+    for_each_assignment(p.size(), [&](size_t code, const Partition& part) {
       const bool legal_p = MergeCache::check_partition(cp.table(), part).empty();
       const bool legal_q = MergeCache::check_partition(cq.table(), part).empty();
       INFO("round " << round << ", code " << code);
       if (legal_p && q_free) REQUIRE(legal_q);
       if (legal_q && p_free) REQUIRE(legal_p);
       checked += (legal_p && q_free) || (legal_q && p_free);
-    }
+    });
   }
   CHECK(checked > 1000);
   CHECK(overlapping > 100); // the generator makes both kinds
@@ -640,20 +646,12 @@ TEST_CASE("views moved together per base: the same legal partitions, without a c
     REQUIRE(MergeCache::moved_together(lp, lq));
     ++together;
     FusionContext cp(p, o.cost_model), cq(q, o.cost_model);
-    const size_t n = p.size();
-    size_t codes = 1;
-    for (size_t i = 0; i < n; ++i) codes *= n;
-    for (size_t code = 0; code < codes; ++code) {
-      std::vector<std::vector<size_t>> blocks(n);
-      for (size_t i = 0, c = code; i < n; ++i, c /= n) blocks[c % n].push_back(i);
-      std::erase_if(blocks, [](const auto& b) { return b.empty(); });
-      Partition part;
-      part.blocks = blocks;
+    for_each_assignment(p.size(), [&](size_t code, const Partition& part) {
       if (MergeCache::check_partition(cp.table(), part).empty() !=
           MergeCache::check_partition(cq.table(), part).empty())
         FAIL("round " << round << ", code " << code << ": legal for one program only");
       ++checked;
-    }
+    });
   }
   CHECK(together > 500);
   CHECK(checked > 100000);
