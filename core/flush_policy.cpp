@@ -70,21 +70,33 @@ FlushPolicy::Cut FlushPolicy::decide(uint64_t sig, int64_t pending, int64_t thre
   last_pending_ = pending;
   recurrence_ = recurrence(uint64_t(kLimitFactor * threshold));
   const bool at_anchor = has_anchor_ && window_ == anchor_;
+  bool adopted = false;
   if (at_anchor) {
     seen_ = true;
     period_ = position_ - anchor_position_;
     anchor_position_ = position_;
-  } else if (has_anchor_ && recurrence_ > period_) {
+  } else if (lengthen_pause_ == 0 && has_anchor_ && recurrence_ > period_) {
     // Rule 0: a longer loop than the anchor's; anchored here, as if it had just recurred.
     ++stats_.lengthened;
+    if (!lengthened_) {
+      shorter_anchor_ = anchor_;
+      shorter_period_ = period_;
+      lengthened_ = true;
+    }
     anchor_ = window_;
     anchor_position_ = position_;
     period_ = recurrence_;
     seen_ = true;
+    adopted = true;
   }
   if (!has_anchor_) return pending > threshold ? cut(Cut::FIRST) : Cut::NONE;
-  if (at_anchor && (pending > threshold || after_forced_)) return cut(Cut::ALIGNED);
-  if (pending > kLimitFactor * threshold) return cut(Cut::FORCED);
+  // At the anchor: past the threshold, after a forced cut, or when waiting for the anchor's
+  // next occurrence (a period away) would pass the limit: programs stay whole periods.
+  const int64_t limit = kLimitFactor * threshold;
+  if ((at_anchor || adopted) &&
+      (pending > threshold || after_forced_ || pending + int64_t(period_) >= limit))
+    return cut(Cut::ALIGNED);
+  if (pending > limit) return cut(Cut::FORCED);
   return Cut::NONE;
 }
 
@@ -100,6 +112,7 @@ uint64_t FlushPolicy::recurrence(uint64_t limit) {
 
 void FlushPolicy::set_anchor() {
   has_anchor_ = true;
+  lengthened_ = false;
   anchor_ = window_;
   anchor_position_ = position_;
   period_ = recurrence_; // 0 until it recurs, unless it already did within the limit
@@ -120,10 +133,20 @@ FlushPolicy::Cut FlushPolicy::cut(Cut kind) {
     break;
   case Cut::FORCED:
     ++stats_.forced;
-    if (period_ > 0 && position_ - anchor_position_ > period_) {
+    if (lengthened_) {
+      // Rule 0's anchor did not come back within the limit: the shorter loop's phase again.
+      anchor_ = shorter_anchor_;
+      period_ = shorter_period_;
+      anchor_position_ = position_;
+      lengthened_ = false;
+      lengthen_pause_ = kLengthenPause + 1; // (this cut counts one)
+      stale_ = 0;
+      after_forced_ = false;
+    } else if (period_ > 0 && position_ - anchor_position_ > period_) {
       // The anchor recurred every period_ instructions and has stopped: that loop is over.
       ++stats_.reanchored;
       set_anchor();
+      lengthen_pause_ = 0;
       stale_ = 0;
       after_forced_ = false;
     } else if (seen_) {
@@ -143,6 +166,7 @@ FlushPolicy::Cut FlushPolicy::cut(Cut kind) {
   }
   seen_ = false;
   last_pending_ = 0;
+  if (lengthen_pause_ > 0) --lengthen_pause_;
   return kind;
 }
 

@@ -23,9 +23,14 @@
 //   0. a window other than the anchor that recurs with a longer period than the anchor's, at
 //      most the limit, becomes the anchor: the outermost loop whose body fits in a program sets
 //      the phase (a row loop around an inner loop: every program one row, not pieces of rows
-//      cut at the inner loop's phase, whose row boundaries would fall anywhere);
+//      cut at the inner loop's phase, whose row boundaries would fall anywhere). A forced cut
+//      while such an anchor holds gives the previous anchor back and pauses rule 0 for
+//      kLengthenPause cuts: the stream may depend on the cuts (a store recorded or written at
+//      once, as a cut left its array pending or not), and then the longer period was not a
+//      loop's;
 //   1. no anchor yet:                 cut when pending > threshold, and anchor there;
-//   2. window == anchor and pending > threshold (or the previous cut was forced): cut;
+//   2. window == anchor and pending > threshold (or the previous cut was forced, or the
+//      anchor's next occurrence, a period away, would pass the limit): cut;
 //   3. pending > limit (2 x threshold):  forced cut.
 // In steady state a loop of period p <= threshold is cut every ceil((threshold+1)/p)
 // iterations at the anchor's phase; p <= limit gives one iteration per flush. A longer body is
@@ -53,6 +58,7 @@ public:
   static constexpr int64_t kLimitFactor = 2; // limit = kLimitFactor x threshold
   static constexpr int kStaleForced = 2;     // forced programs without the anchor before re-anchor
   static constexpr size_t kSeenSlots = 4096; // windows remembered for their period (power of two)
+  static constexpr int kLengthenPause = 8;   // cuts without rule 0 after a forced cut undid it
 
   enum class Cut { NONE, FIRST, ALIGNED, FORCED };
   struct Stats {
@@ -94,9 +100,13 @@ private:
   uint64_t position_ = 0;        // signatures pushed so far
   uint64_t anchor_position_ = 0; // where the anchor was set or last recurred
   uint64_t period_ = 0;          // between its last two occurrences; 0 = not recurred yet
-  bool seen_ = false;            // the anchor recurred in the current program
-  bool after_forced_ = false;    // the current program started at a forced cut
-  int stale_ = 0;                // forced programs in a row without the anchor
+  // Rule 0's: the anchor and period it replaced (restored at a forced cut), whether it holds.
+  uint64_t shorter_anchor_ = 0, shorter_period_ = 0;
+  bool lengthened_ = false;
+  int lengthen_pause_ = 0;    // cuts left before rule 0 applies again (after a forced cut undid it)
+  bool seen_ = false;         // the anchor recurred in the current program
+  bool after_forced_ = false; // the current program started at a forced cut
+  int stale_ = 0;             // forced programs in a row without the anchor
   int64_t last_pending_ = 0;
   struct Seen {
     uint64_t window = 0;

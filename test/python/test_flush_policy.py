@@ -79,3 +79,42 @@ def test_align_flushes_setting():
         assert _hassium.align_flushes()
     finally:
         _hassium.set_align_flushes(old)
+
+
+# NPBench's symm: a row of 550 inner iterations, each recording a few instructions and a store
+# that is recorded only while the row end's read of its array is pending (until a cut), else
+# written at once. So the stream depends on where the cuts fall: the rows are longer than the
+# limit with every store recorded, shorter when a cut came early in the row.
+SYMM = """
+import json
+import numpy
+import hassium as np
+from hassium import _hassium
+rng = numpy.random.default_rng(0)
+C, A, B = (np.array(rng.random(s)) for s in ((30, 550), (30, 30), (30, 550)))
+temp2 = np.empty((C.shape[1], ), dtype=C.dtype)
+C *= 1.2
+for i in range(C.shape[0]):
+    for j in range(C.shape[1]):
+        C[:i, j] += 1.5 * B[i, j] * A[i, :i]
+        temp2[j] = B[:i, j] @ A[i, :i]
+    C[i, :] += 1.5 * B[i, :] * A[i, i] + 1.5 * temp2
+print(json.dumps({"sum": float(C.sum()), "policy": _hassium.flush_policy_stats()}))
+"""
+
+
+@needs_stack
+def test_a_stream_shaped_by_its_cuts_keeps_whole_programs(tmp_path):
+    script = tmp_path / "symm.py"
+    script.write_text(SYMM)
+    env = dict(os.environ, HASSIUM_PYTHON_FLUSH_THRESHOLD="1000", HOME=str(tmp_path))
+    env.pop("HASSIUM_TEST_BACKEND", None)
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(hassium.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([package_parent] + [p for p in
+                                        env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
+                       timeout=600, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    got = json.loads(p.stdout.strip().splitlines()[-1])
+    # Not a forced cut every row (a period the cuts made, taken for a loop's and kept).
+    assert got["policy"]["forced"] <= 3, got
