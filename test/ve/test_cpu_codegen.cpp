@@ -1,7 +1,6 @@
 // Tests of ve/cpu/codegen.cpp and jit_compiler.cpp: what the vectorizer makes of the kernels
 // (contiguous loops use vector registers; exp/log call libmvec), the plan's loop structure, the
 // cheaper tier of huge kernels.
-#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -9,7 +8,6 @@
 
 #include "test/ve/cpu_fixture.h"
 #include "ve/cpu/cpu_engine.h"
-#include "ve/cpu/host_info.h"
 #include "ve/cpu/jit_compiler.h"
 #include "ve/cpu/kernel_plan.h"
 
@@ -92,33 +90,6 @@ TEST_CASE("codegen: tanh and arctan2 use libmvec variants beyond LLVM's own tabl
   std::string text = jit.asm_text(cpu::plan_block(block));
   CHECK(has(text, "v_tanhf"));
   CHECK(has(text, "vv_atan2f"));
-}
-
-TEST_CASE("codegen: pow of a strided operand still calls the vector pow", "[ve][cpu][codegen]") {
-  // x = pos[:, 0] (stride 3, class ANY) to the power -1.5, as nbody's inv_r3: no loop version
-  // for a stride of 1 that never comes, the vector pow with the loads around it.
-  const int64_t n = 1 << 12;
-  auto pos = make_data_base("pos", DType::FLOAT64, 3 * n),
-       r = make_data_base("r", DType::FLOAT64, n);
-  Program p;
-  p.instrs.emplace_back(Opcode::POWER, std::vector<Operand>{View::whole(r), view(pos, 0, {n}, {3}),
-                                                            Scalar::of_float(-1.5)});
-  KernelBlock block{&p, {0}, {}};
-  cpu::KernelPlan plan = cpu::plan_block(block);
-  cpu::JitCompiler jit(3, "", false);
-  std::string text = jit.asm_text(plan);
-  if (std::getenv("HASSIUM_TEST_DUMP")) std::cout << text << "\n";
-  CHECK(has(text, "vv_pow"));
-  // The scalar pow only in the remainder loop: no loop copy for "stride == 1" whose strided
-  // twin is scalar (unrolled, several calls). Where AVX-512 has its gathers, the main loop is
-  // the vector one; AVX2 hosts leave the choice to LLVM's cost model.
-  const auto features = cpu_host_info().features;
-  if (std::find(features.begin(), features.end(), "avx512f") != features.end()) {
-    size_t calls = 0;
-    for (size_t at = text.find("$pow,"); at != std::string::npos; at = text.find("$pow,", at + 1))
-      ++calls;
-    CHECK(calls <= 1);
-  }
 }
 
 TEST_CASE("codegen: a kernel past large_kernel compiles at the cheaper tier",

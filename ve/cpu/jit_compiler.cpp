@@ -15,7 +15,6 @@
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Passes/PassBuilder.h>
-#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -48,13 +47,6 @@ void init_llvm() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::InitializeNativeTargetAsmParser();
-    // A kernel's strides of class ANY are never 1 at run time (those are class ONE): LLVM's
-    // versioning of a loop on "stride == 1" only adds a copy that never runs, and leaves the
-    // real loop scalar. Without it the vectorizer weighs gathers or scalarized loads against
-    // the vector math around them (a strided operand of pow, exp: 8 lanes of libmvec).
-    auto& options = llvm::cl::getRegisteredOptions();
-    if (auto it = options.find("enable-mem-access-versioning"); it != options.end())
-      static_cast<llvm::cl::opt<bool>*>(it->second)->setValue(false);
   });
 }
 
@@ -252,7 +244,7 @@ CompileResult JitCompiler::compile(const KernelPlan& plan) {
     llvm::raw_string_ostream os(text);
     m->print(os, nullptr);
     os << "|cpu=" << I.cpu << "|features=" << I.features << "|llvm=" << LLVM_VERSION_STRING
-       << "|opt=" << level << "|cache=" << object_file::kMagic << "|versioning=0";
+       << "|opt=" << level << "|cache=" << object_file::kMagic;
   }
   CompileResult r;
   r.key = hex128(XXH3_128bits(text.data(), text.size()));
