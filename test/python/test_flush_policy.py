@@ -37,13 +37,12 @@ print(json.dumps({"flushes": loop["flushes"], "hits": loop["merge_cache_hits"],
 """
 
 
-def run_loop(tmp_path, align):
-    script = tmp_path / "loop.py"
-    script.write_text(LOOP)
-    env = dict(os.environ)
-    env.update({"HASSIUM_PYTHON_FLUSH_THRESHOLD": "100", "HASSIUM_FUSER_CACHE": "memory",
-                "HASSIUM_CPU_KERNEL_CACHE": "memory", "HASSIUM_PYTHON_ALIGN_FLUSHES": align,
-                "HOME": str(tmp_path)})
+def run_script(tmp_path, name, source, settings):
+    """Runs `source` in a fresh interpreter on the execution stack with the given HASSIUM_*
+    settings; its last line of output, as JSON."""
+    script = tmp_path / name
+    script.write_text(source)
+    env = dict(os.environ, HOME=str(tmp_path), **settings)
     env.pop("HASSIUM_TEST_BACKEND", None)
     package_parent = os.path.dirname(os.path.dirname(os.path.abspath(hassium.__file__)))
     env["PYTHONPATH"] = os.pathsep.join([package_parent] + [p for p in
@@ -52,6 +51,12 @@ def run_loop(tmp_path, align):
                        timeout=600, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def run_loop(tmp_path, align):
+    return run_script(tmp_path, "loop.py", LOOP,
+                      {"HASSIUM_PYTHON_FLUSH_THRESHOLD": "100", "HASSIUM_FUSER_CACHE": "memory",
+                       "HASSIUM_CPU_KERNEL_CACHE": "memory", "HASSIUM_PYTHON_ALIGN_FLUSHES": align})
 
 
 @needs_stack
@@ -105,16 +110,6 @@ print(json.dumps({"sum": float(C.sum()), "policy": _hassium.flush_policy_stats()
 
 @needs_stack
 def test_a_stream_shaped_by_its_cuts_keeps_whole_programs(tmp_path):
-    script = tmp_path / "symm.py"
-    script.write_text(SYMM)
-    env = dict(os.environ, HASSIUM_PYTHON_FLUSH_THRESHOLD="1000", HOME=str(tmp_path))
-    env.pop("HASSIUM_TEST_BACKEND", None)
-    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(hassium.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join([package_parent] + [p for p in
-                                        env.get("PYTHONPATH", "").split(os.pathsep) if p])
-    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
-                       timeout=600, cwd=tmp_path)
-    assert p.returncode == 0, p.stderr
-    got = json.loads(p.stdout.strip().splitlines()[-1])
+    got = run_script(tmp_path, "symm.py", SYMM, {"HASSIUM_PYTHON_FLUSH_THRESHOLD": "1000"})
     # Not a forced cut every row (a period the cuts made, taken for a loop's and kept).
     assert got["policy"]["forced"] <= 3, got
