@@ -202,10 +202,12 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   std::vector<int64_t>& words = tls_words;
   std::vector<int64_t>& offsets = tls_offsets;
   std::vector<int64_t>& relative = tls_relative;         // offset - the base's first view's
-  std::vector<int64_t>& first_offset = tls_first_offset; // per base (key number)
+  std::vector<int64_t>& first_offset = tls_first_offset; // per base, by key number
   relative.clear();
+  first_offset.clear();
   std::vector<uint32_t>& first_view = tls_first_view;
   std::vector<uint8_t>& base_flags = tls_base_flags;
+  first_view.clear();
   base_flags.clear();
   std::vector<Span>& spans = tls_spans;
   spans.clear();
@@ -239,11 +241,10 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
         const int id = views.find_or_insert(*v, 0, next);
         k.put<uint32_t>(uint32_t(id));
         if (overlap_free) {
-          if (base_id >= base_flags.size()) {
-            base_flags.resize(base_id + 1, 0);
-            first_view.resize(base_id + 1, uint32_t(id));
+          if (fresh) { // base numbers are dense, in first appearance: a new one is the next
+            first_view.push_back(uint32_t(id));
+            base_flags.push_back(0);
           }
-          if (fresh) first_view[base_id] = uint32_t(id);
           if (first_view[base_id] != uint32_t(id)) base_flags[base_id] |= kManyViews;
           if (!system && o == 0) base_flags[base_id] |= kWritten; // the access table's rule
           if (id == next && v->size() > 0)
@@ -254,8 +255,7 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
         k.put<uint32_t>(shapes.insert(v->shape));
         for (size_t d = 0; d < v->shape.size(); ++d) k.put<uint8_t>(dim_flags(*v, d));
         if (layout) {
-          if (base_id >= first_offset.size()) first_offset.resize(base_id + 1);
-          if (fresh) first_offset[base_id] = v->offset;
+          if (fresh) first_offset.push_back(v->offset); // (a new base has a new view)
           words.push_back(v->base->nelem);
           offsets.push_back(v->offset);
           relative.push_back(v->offset - first_offset[base_id]);

@@ -728,6 +728,14 @@ bool assign_selection(const Array& a, py::handle key, py::handle sel) {
   return true;
 }
 
+// NumPy's result of an indexing done at once (a compress, a gather) as a hassium array over its
+// memory (no copy): a fresh NumPy array of a's dtype.
+py::object wrap_computed(const Array& a, py::handle values) {
+  std::optional<Array> out = from_numpy(py::reinterpret_borrow<py::array>(values), false);
+  HS_INTERNAL_ASSERT(out) << "an indexed " << dtype_name(a.dtype()) << " array";
+  return wrap(std::move(*out));
+}
+
 } // namespace
 
 void set_masked_type(py::object type) {
@@ -755,10 +763,7 @@ py::object take_mask(const Array& a, py::handle mask) {
       m = na;
   }
   if (!m) return getitem_general(a, mask);
-  py::array values = to_numpy(a);
-  std::optional<Array> out = from_numpy(values[m], false);
-  HS_INTERNAL_ASSERT(out) << "a compressed " << dtype_name(a.dtype()) << " array";
-  return wrap(std::move(*out));
+  return wrap_computed(a, to_numpy(a)[m]);
 }
 
 py::object getitem_general(const Array& a, py::handle key) {
@@ -792,10 +797,7 @@ py::object getitem(const Array& a, py::handle key) {
         std::accumulate(li.shape.begin(), li.shape.end(), int64_t(1), std::multiplies<int64_t>());
     if (size > 0 && size <= eager_max_elements() && values_ready(li.idx->view) &&
         values_ready(li.view)) {
-      py::object values = borrowed_numpy_view(li.view)[borrowed_numpy_view(li.idx->view)];
-      std::optional<Array> got = from_numpy(values, false);
-      HS_INTERNAL_ASSERT(got) << "a gathered " << dtype_name(a.dtype()) << " array";
-      return wrap(std::move(*got));
+      return wrap_computed(a, borrowed_numpy_view(li.view)[borrowed_numpy_view(li.idx->view)]);
     }
     Array out = new_array(a.dtype(), li.shape);
     if (out.size() == 0) return wrap(std::move(out));
