@@ -576,6 +576,10 @@ struct LazyIndex {
   Array pos;     // int64 row-major positions within `view`, of `shape` (lazy_positions())
   View pos_view; // pos, or the wrapped indices read as `shape` when a row is one element
   const Array* idx = nullptr;
+  // Elements of the result.
+  int64_t size() const {
+    return std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<int64_t>());
+  }
 };
 
 bool lazy_index(const View& in, py::handle key, LazyIndex& li) {
@@ -793,8 +797,7 @@ py::object getitem(const Array& a, py::handle key) {
   if (lazy_index(a.view, key, li)) {
     // A small gather whose values are all computed: NumPy's, now (a dot or an element read of
     // it then needs no flush, and a bad index is NumPy's IndexError at once).
-    const int64_t size =
-        std::accumulate(li.shape.begin(), li.shape.end(), int64_t(1), std::multiplies<int64_t>());
+    const int64_t size = li.size();
     if (size > 0 && size <= eager_max_elements() && values_ready(li.idx->view) &&
         values_ready(li.view)) {
       return wrap_computed(a, borrowed_numpy_view(li.view)[borrowed_numpy_view(li.idx->view)]);
@@ -832,9 +835,7 @@ void setitem(const Array& a, py::handle key, py::handle value) {
   if (lazy_index(a.view, key, li)) {
     std::vector<Array> temps;
     Operand src = assign_source(value, a.dtype(), li.shape, li.view, temps, true);
-    int64_t size = 1;
-    for (auto e : li.shape) size *= e;
-    if (size == 0) return;
+    if (li.size() == 0) return;
     if (std::holds_alternative<Scalar>(src)) { // SCATTER reads an array: a broadcast 0-d one
       Array c = new_array(a.dtype(), {});
       record_fill(c.view, std::get<Scalar>(src));
