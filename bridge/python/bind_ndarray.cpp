@@ -338,7 +338,15 @@ void bind_ndarray(py::module_& m) {
   HS_BINARY("truediv", "divide")
   HS_BINARY("floordiv", "floor_divide")
   HS_BINARY("mod", "remainder")
-  HS_BINARY("pow", "power")
+  cls.def("__pow__", &power_operator, py::is_operator());
+  cls.def(
+      "__rpow__",
+      [](py::handle a, py::handle b) {
+        static const UfuncDef& u = ufunc("power");
+        return binary_operator(u, b, a);
+      },
+      py::is_operator());
+  cls.def("__ipow__", &inplace_power_operator, py::is_operator());
   HS_BINARY("lshift", "left_shift")
   HS_BINARY("rshift", "right_shift")
   HS_BINARY("and", "bitwise_and")

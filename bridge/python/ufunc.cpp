@@ -783,6 +783,47 @@ py::object inplace_operator(const UfuncDef& u, py::handle a, py::handle b) {
   return py::reinterpret_borrow<py::object>(a);
 }
 
+namespace {
+// The ufunc NumPy's array_power calls for a ** b (see power_operator).
+const UfuncDef& power_ufunc_for(py::handle a, py::handle b) {
+  static const UfuncDef &power = ufunc("power"), &square = ufunc("square"),
+                        &reciprocal = ufunc("reciprocal"), &sqrt = ufunc("sqrt");
+  if (!is_ndarray(a)) return power;
+  const DType t = array_of(a).dtype();
+  if (!is_float(t) && !is_complex(t)) return power;
+  PyObject* p = b.ptr();
+  if (PyLong_CheckExact(p)) {
+    int overflow = 0;
+    const long e = PyLong_AsLongAndOverflow(p, &overflow);
+    if (overflow == 0 && e == 2) return square;
+    if (overflow == 0 && e == -1) return reciprocal;
+  } else if (PyFloat_CheckExact(p) && PyFloat_AS_DOUBLE(p) == 0.5) {
+    return sqrt;
+  }
+  return power;
+}
+} // namespace
+
+py::object power_operator(py::handle a, py::handle b) {
+  const UfuncDef& u = power_ufunc_for(a, b);
+  return u.nin == 1 ? unary_operator(u, a) : binary_operator(u, a, b);
+}
+
+py::object inplace_power_operator(py::handle a, py::handle b) {
+  const UfuncDef& u = power_ufunc_for(a, b);
+  if (u.nin == 2) return inplace_operator(u, a, b);
+  if (array_of(a).scalar) return unary_operator(u, a); // NumPy's scalars are immutable
+  Call c;
+  c.ins.resize(1);
+  c.outs.emplace_back(array_of(a));
+  if (classify(a, c.ins[0]) == ArgStatus::ok && apply(u, c))
+    return py::reinterpret_borrow<py::object>(a);
+  py::dict kw;
+  kw["out"] = py::make_tuple(a);
+  call_fallback(u.name, "__call__", py::make_tuple(a), kw);
+  return py::reinterpret_borrow<py::object>(a);
+}
+
 py::object unary_operator(const UfuncDef& u, py::handle a) {
   if (u.nin == 1)
     if (auto r = fast_call(u, a, py::handle())) return std::move(*r);

@@ -62,6 +62,11 @@ py::object binary_operator(const UfuncDef& u, py::handle a, py::handle b);
 // a <op>= b: writes into a (NumPy's same_kind casting rule), returns a.
 py::object inplace_operator(const UfuncDef& u, py::handle a, py::handle b);
 py::object unary_operator(const UfuncDef& u, py::handle a);
+// a ** b and a **= b as NumPy's array_power: an inexact (float, complex) hassium array a and an
+// exact Python int 2 or -1 or float 0.5 are square, reciprocal, sqrt (number.c's
+// fast_scalar_power; for complex a not power's bits); anything else is power.
+py::object power_operator(py::handle a, py::handle b);
+py::object inplace_power_operator(py::handle a, py::handle b);
 
 // ufunc.reduce(a, axis, dtype, out, keepdims, initial, where); `axis` None means all axes.
 py::object ufunc_reduce(const UfuncDef& u, py::handle a, py::handle axis, py::handle dtype,
