@@ -24,7 +24,8 @@ namespace hassium {
 // Only where the result is bit-identical to NumPy's np.power: integers by 0..max_int_exponent
 // (wrap-around multiplication is exact in any order), floats by 2, 1, 0, -1 and 0.5 (x*x, copy,
 // 1, 1/x, sqrt: each one correctly rounded operation, as NumPy 2.x computes them), complex by
-// 2 and 1.
+// 1. Also x / c for a float constant c = +-2**k whose reciprocal is a normal number: x * (1/c),
+// the same correctly rounded value.
 struct ExpandPowerOptions {
   int64_t max_int_exponent = 16;
 };

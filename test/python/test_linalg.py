@@ -242,7 +242,7 @@ def test_products_are_numpy_s_bits(dtype):
 
 
 def test_linked_blas_when_configured(tmp_path):
-    # [cpu] blas = linked: the OpenBLAS hassium links, NumPy's products within rounding.
+    # [cpu] blas = linked: Debian's OpenBLAS, opened by hassium; NumPy's products within rounding.
     if not _hassium.have_stack:
         pytest.skip("no execution stack: products run on the NumPy reference executor")
     import subprocess
@@ -256,9 +256,39 @@ def test_linked_blas_when_configured(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], env=env, text=True, capture_output=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith("linked OpenBLAS")
+    assert out.stdout.startswith("Debian's OpenBLAS")
     env["HASSIUM_CPU_BLAS"] = "mkl"
     out = subprocess.run([sys.executable, "-c", "import hassium"], env=env, text=True,
                          capture_output=True, timeout=120)
     assert out.returncode != 0 and "mkl" in out.stderr and "auto|linked" in out.stderr.replace(
         ", ", "|"), out.stderr
+
+
+def test_blas_threads_sleep_when_idle_under_passive_wait():
+    # hassium loads NumPy (its OpenBLAS reads OPENBLAS_THREAD_TIMEOUT then) with the BLAS threads
+    # sleeping when idle under [cpu] wait_policy = passive, unless the user set the variable or
+    # chose active; Debian's OpenBLAS is not loaded at all while NumPy's serves the products.
+    import subprocess
+    import sys
+    code = ("import ctypes\n"
+            "import hassium, numpy as np\n"
+            "a = hassium.ones((64, 64)); np.asarray(a @ a)\n"
+            "libc = ctypes.CDLL(None); libc.getenv.restype = ctypes.c_char_p\n"
+            "maps = open('/proc/self/maps').read()\n"
+            "print(libc.getenv(b'OPENBLAS_THREAD_TIMEOUT'), 'libopenblas.so' in maps)\n")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENBLAS_THREAD_TIMEOUT", "HASSIUM_CPU_WAIT_POLICY")}
+
+    def run(script, **extra):
+        out = subprocess.run([sys.executable, "-c", script], env=dict(env, **extra), text=True,
+                             capture_output=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.split()
+
+    expect_loaded = "False" if _hassium.have_stack else None
+    timeout, debian_loaded = run(code)
+    assert timeout == "b'4'"
+    assert expect_loaded is None or debian_loaded == expect_loaded
+    assert run(code, HASSIUM_CPU_WAIT_POLICY="active")[0] == "None"
+    assert run(code, OPENBLAS_THREAD_TIMEOUT="9")[0] == "b'9'"
+    assert run("import numpy\n" + code)[0] == "None"  # NumPy's BLAS was running already

@@ -1,4 +1,5 @@
-// The BLAS table: an ILP64 OpenBLAS found among the loaded libraries, or the linked OpenBLAS.
+// The BLAS table: an ILP64 OpenBLAS found among the loaded libraries, or Debian's, opened on
+// demand.
 #include "ve/cpu/blas.h"
 
 #include <dlfcn.h>
@@ -6,6 +7,7 @@
 
 #include <climits>
 #include <complex>
+#include <cstdlib>
 #include <mutex>
 #include <type_traits>
 #include <vector>
@@ -13,6 +15,7 @@
 #include <cblas.h>
 
 #include "core/error.h"
+#include "ve/cpu/openmp.h"
 
 namespace hassium::cpu {
 
@@ -29,7 +32,7 @@ constexpr int kRowMajor = CblasRowMajor, kNoTrans = CblasNoTrans, kTrans = Cblas
 // A size for the linked LP64 library's int.
 int lp64(int64_t v) {
   HS_USER_ASSERT(v <= INT_MAX && v >= INT_MIN)
-      << "BLAS: " << v << " does not fit the 32-bit sizes of the linked OpenBLAS ([cpu] blas)";
+      << "BLAS: " << v << " does not fit the 32-bit sizes of Debian's OpenBLAS ([cpu] blas)";
   return int(v);
 }
 
@@ -40,54 +43,96 @@ auto trans(int t) {
   return CBLAS_TRANSPOSE(t);
 }
 
-// The linked library behind the 64-bit signatures.
+// Debian's LP64 OpenBLAS, opened on first use (not linked: its thread pool starts only for a
+// program that runs a product through it, and under Python, where NumPy's BLAS serves, never).
+// Its threads follow the engine's OpenMP wait policy: with PASSIVE they sleep as soon as a
+// product is done (OPENBLAS_THREAD_TIMEOUT, read when the library loads, unless set).
+struct Lp64 {
+  decltype(&cblas_sgemm) sgemm = nullptr;
+  decltype(&cblas_dgemm) dgemm = nullptr;
+  decltype(&cblas_cgemm) cgemm = nullptr;
+  decltype(&cblas_zgemm) zgemm = nullptr;
+  decltype(&cblas_sgemv) sgemv = nullptr;
+  decltype(&cblas_dgemv) dgemv = nullptr;
+  decltype(&cblas_cgemv) cgemv = nullptr;
+  decltype(&cblas_zgemv) zgemv = nullptr;
+};
+Lp64 g_lp64; // set once, by linked_blas() under blas()'s call_once
+
+void open_lp64() {
+  if (load_openmp().wait_policy == "PASSIVE") setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
+  void* h = nullptr;
+  std::string tried;
+  for (const char* name : {"libopenblas.so.0", HASSIUM_OPENBLAS_PATH}) {
+    if ((h = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+    tried += std::string(tried.empty() ? "" : "; ") + dlerror();
+  }
+  HS_USER_ASSERT(h) << "BLAS: no OpenBLAS to open for matrix products (" << tried
+                    << "); install Debian's libopenblas0";
+  auto sym = [&](const char* name) {
+    void* f = dlsym(h, name);
+    HS_USER_ASSERT(f) << "BLAS: the OpenBLAS opened lacks " << name;
+    return f;
+  };
+  g_lp64.sgemm = reinterpret_cast<decltype(g_lp64.sgemm)>(sym("cblas_sgemm"));
+  g_lp64.dgemm = reinterpret_cast<decltype(g_lp64.dgemm)>(sym("cblas_dgemm"));
+  g_lp64.cgemm = reinterpret_cast<decltype(g_lp64.cgemm)>(sym("cblas_cgemm"));
+  g_lp64.zgemm = reinterpret_cast<decltype(g_lp64.zgemm)>(sym("cblas_zgemm"));
+  g_lp64.sgemv = reinterpret_cast<decltype(g_lp64.sgemv)>(sym("cblas_sgemv"));
+  g_lp64.dgemv = reinterpret_cast<decltype(g_lp64.dgemv)>(sym("cblas_dgemv"));
+  g_lp64.cgemv = reinterpret_cast<decltype(g_lp64.cgemv)>(sym("cblas_cgemv"));
+  g_lp64.zgemv = reinterpret_cast<decltype(g_lp64.zgemv)>(sym("cblas_zgemv"));
+}
+
+// Debian's library behind the 64-bit signatures.
 Blas linked_blas() {
+  open_lp64();
   Blas b;
   b.sgemm = [](int o, int ta, int tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                int64_t lda, const float* x, int64_t ldb, float beta, float* c, int64_t ldc) {
-    cblas_sgemm(order(o), trans(ta), trans(tb), lp64(m), lp64(n), lp64(k), alpha, a, lp64(lda), x,
-                lp64(ldb), beta, c, lp64(ldc));
+    g_lp64.sgemm(order(o), trans(ta), trans(tb), lp64(m), lp64(n), lp64(k), alpha, a, lp64(lda), x,
+                 lp64(ldb), beta, c, lp64(ldc));
   };
   b.dgemm = [](int o, int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha,
                const double* a, int64_t lda, const double* x, int64_t ldb, double beta, double* c,
                int64_t ldc) {
-    cblas_dgemm(order(o), trans(ta), trans(tb), lp64(m), lp64(n), lp64(k), alpha, a, lp64(lda), x,
-                lp64(ldb), beta, c, lp64(ldc));
+    g_lp64.dgemm(order(o), trans(ta), trans(tb), lp64(m), lp64(n), lp64(k), alpha, a, lp64(lda), x,
+                 lp64(ldb), beta, c, lp64(ldc));
   };
   b.cgemm = [](int o, int ta, int tb, int64_t m, int64_t n, int64_t k, const void* alpha,
                const void* a, int64_t lda, const void* x, int64_t ldb, const void* beta, void* c,
                int64_t ldc) {
-    cblas_cgemm(order(o), trans(ta), trans(tb), lp64(m), lp64(n), lp64(k), alpha, a, lp64(lda), x,
-                lp64(ldb), beta, c, lp64(ldc));
+    g_lp64.cgemm(order(o), trans(ta), trans(tb), lp64(m), lp64(n), lp64(k), alpha, a, lp64(lda), x,
+                 lp64(ldb), beta, c, lp64(ldc));
   };
   b.zgemm = [](int o, int ta, int tb, int64_t m, int64_t n, int64_t k, const void* alpha,
                const void* a, int64_t lda, const void* x, int64_t ldb, const void* beta, void* c,
                int64_t ldc) {
-    cblas_zgemm(order(o), trans(ta), trans(tb), lp64(m), lp64(n), lp64(k), alpha, a, lp64(lda), x,
-                lp64(ldb), beta, c, lp64(ldc));
+    g_lp64.zgemm(order(o), trans(ta), trans(tb), lp64(m), lp64(n), lp64(k), alpha, a, lp64(lda), x,
+                 lp64(ldb), beta, c, lp64(ldc));
   };
   b.sgemv = [](int o, int t, int64_t m, int64_t n, float alpha, const float* a, int64_t lda,
                const float* x, int64_t incx, float beta, float* y, int64_t incy) {
-    cblas_sgemv(order(o), trans(t), lp64(m), lp64(n), alpha, a, lp64(lda), x, lp64(incx), beta, y,
-                lp64(incy));
+    g_lp64.sgemv(order(o), trans(t), lp64(m), lp64(n), alpha, a, lp64(lda), x, lp64(incx), beta, y,
+                 lp64(incy));
   };
   b.dgemv = [](int o, int t, int64_t m, int64_t n, double alpha, const double* a, int64_t lda,
                const double* x, int64_t incx, double beta, double* y, int64_t incy) {
-    cblas_dgemv(order(o), trans(t), lp64(m), lp64(n), alpha, a, lp64(lda), x, lp64(incx), beta, y,
-                lp64(incy));
+    g_lp64.dgemv(order(o), trans(t), lp64(m), lp64(n), alpha, a, lp64(lda), x, lp64(incx), beta, y,
+                 lp64(incy));
   };
   b.cgemv = [](int o, int t, int64_t m, int64_t n, const void* alpha, const void* a, int64_t lda,
                const void* x, int64_t incx, const void* beta, void* y, int64_t incy) {
-    cblas_cgemv(order(o), trans(t), lp64(m), lp64(n), alpha, a, lp64(lda), x, lp64(incx), beta, y,
-                lp64(incy));
+    g_lp64.cgemv(order(o), trans(t), lp64(m), lp64(n), alpha, a, lp64(lda), x, lp64(incx), beta, y,
+                 lp64(incy));
   };
   b.zgemv = [](int o, int t, int64_t m, int64_t n, const void* alpha, const void* a, int64_t lda,
                const void* x, int64_t incx, const void* beta, void* y, int64_t incy) {
-    cblas_zgemv(order(o), trans(t), lp64(m), lp64(n), alpha, a, lp64(lda), x, lp64(incx), beta, y,
-                lp64(incy));
+    g_lp64.zgemv(order(o), trans(t), lp64(m), lp64(n), alpha, a, lp64(lda), x, lp64(incx), beta, y,
+                 lp64(incy));
   };
   b.linked = true;
-  b.description = "linked OpenBLAS (32-bit sizes)";
+  b.description = "Debian's OpenBLAS (libopenblas.so.0, opened by hassium; 32-bit sizes)";
   return b;
 }
 

@@ -1,4 +1,4 @@
-// The BLAS the CPU engine calls: NumPy's own OpenBLAS when the process has it, else the linked one.
+// The BLAS the CPU engine calls: NumPy's own OpenBLAS when the process has it, else Debian's.
 #pragma once
 
 #include <cstdint>
@@ -8,14 +8,14 @@ namespace hassium::cpu {
 
 // [cpu] blas. AUTO: an ILP64 OpenBLAS already loaded in the process (NumPy's wheels bring
 // scipy-openblas64: `scipy_cblas_dgemm64_` & co.), so that a Python program has one BLAS, one
-// BLAS thread pool and NumPy's own results; otherwise the OpenBLAS hassium links. LINKED: always
-// the linked one.
+// BLAS thread pool and NumPy's own results; otherwise Debian's LP64 OpenBLAS, which hassium opens
+// (dlopen) at the first product that needs it. LINKED: always Debian's.
 enum class BlasChoice : uint8_t { AUTO, LINKED };
 
 // Parses "auto" or "linked"; throws UserError naming the valid ones otherwise.
 BlasChoice parse_blas_choice(const std::string& name);
 
-// The CBLAS entry points, row-major, with 64-bit sizes (the linked LP64 library is reached
+// The CBLAS entry points, row-major, with 64-bit sizes (Debian's LP64 library is reached
 // through adapters that check each size fits its 32-bit int).
 struct Blas {
   using Sgemm = void (*)(int, int, int, int64_t, int64_t, int64_t, float, const float*, int64_t,
@@ -36,7 +36,7 @@ struct Blas {
   Sgemv sgemv = nullptr;
   Dgemv dgemv = nullptr;
   Zgemv cgemv = nullptr, zgemv = nullptr;
-  bool linked = true;      // the OpenBLAS hassium links (else one found in the process)
+  bool linked = true;      // Debian's OpenBLAS, opened by hassium (else one found in the process)
   std::string description; // which library, for `hassium info` and the tests
 };
 

@@ -27,9 +27,9 @@ Where hassium differs from NumPy, on purpose:
     `z[m] = z[m] ** 2 + c[m]` run as masked, fused updates (no nonzero, no flush).
 """
 
-import numpy as _np
+from . import _hassium  # first: it sets how NumPy's BLAS threads wait before NumPy loads
 
-from . import _hassium
+import numpy as _np  # noqa: E402
 from ._hassium import flush, ndarray, profile, ufunc
 from . import _fallback, _masked, _methods  # noqa: F401  (_methods completes the ndarray class)
 from ._fallback import FallbackWarning
