@@ -632,6 +632,10 @@ def _child_run(spec, emit, phase):
     framework, info = spec["framework"], spec["info"]
     del sys.path[0]  # benchmarks/ (this file's folder) is nobody's import root
     sys.path.insert(0, spec["dir"])
+    if framework == "hassium":
+        # Before NumPy, as `python -m hassium` loads them: hassium sets how NumPy's BLAS threads
+        # wait (ve/cpu/blas.h) before NumPy starts them.
+        import hassium  # noqa: F401
     import numpy as np
 
     jax = None

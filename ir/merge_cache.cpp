@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <numeric>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -193,7 +194,10 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   struct Span {
     uint32_t base;
     int64_t lo, hi;
+    int64_t offset; // then, its residue modulo its base's stride gcd
   };
+  // Per base: the gcd of its distinct views' strides (of extents > 1); 0 while there are none.
+  thread_local std::vector<int64_t> tls_stride_gcd;
   thread_local std::vector<Span> tls_spans; // of the distinct non-empty views
   constexpr uint8_t kWritten = 1, kManyViews = 2;
   PointerIndex& ids = tls_ids;
@@ -211,6 +215,8 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   base_flags.clear();
   std::vector<Span>& spans = tls_spans;
   spans.clear();
+  std::vector<int64_t>& stride_gcd = tls_stride_gcd;
+  stride_gcd.clear();
   ids.reset(program.bases.size());
   views.reset(operands);
   shapes.reset(operands);
@@ -244,11 +250,16 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
           if (fresh) { // base numbers are dense, in first appearance: a new one is the next
             first_view.push_back(uint32_t(id));
             base_flags.push_back(0);
+            stride_gcd.push_back(0);
           }
           if (first_view[base_id] != uint32_t(id)) base_flags[base_id] |= kManyViews;
           if (!system && o == 0) base_flags[base_id] |= kWritten; // the access table's rule
-          if (id == next && v->size() > 0)
-            spans.push_back({base_id, v->min_index(), v->max_index()});
+          if (id == next && v->size() > 0) {
+            spans.push_back({base_id, v->min_index(), v->max_index(), v->offset});
+            int64_t& g = stride_gcd[base_id];
+            for (size_t d = 0; d < v->shape.size(); ++d)
+              if (v->shape[d] > 1) g = std::gcd(g, v->stride[d] < 0 ? -v->stride[d] : v->stride[d]);
+          }
         }
         if (id != next) continue; // identical to an earlier operand: all said already
         k.put<uint8_t>(uint8_t(v->shape.size()));
@@ -281,15 +292,24 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   k.put<uint8_t>(uint8_t(size_class));
   out.resize(k.size());
   if (overlap_free) {
-    // The written bases with several views: their views' intervals, sorted, must not meet.
+    // The written bases with several views: views whose offsets differ modulo the gcd g of the
+    // base's strides share no element (each element index is offset + a multiple of g: the
+    // columns of a matrix, interleaved); among views of one residue, the intervals, sorted, must
+    // not meet.
     *overlap_free = true;
     std::erase_if(spans,
                   [&](const Span& s) { return base_flags[s.base] != (kWritten | kManyViews); });
+    for (Span& s : spans) {
+      const int64_t g = stride_gcd[s.base];
+      s.offset = g > 1 ? ((s.offset % g) + g) % g : 0;
+    }
     std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
-      return a.base != b.base ? a.base < b.base : a.lo < b.lo;
+      if (a.base != b.base) return a.base < b.base;
+      return a.offset != b.offset ? a.offset < b.offset : a.lo < b.lo;
     });
     for (size_t i = 1; i < spans.size() && *overlap_free; ++i)
-      if (spans[i].base == spans[i - 1].base && spans[i].lo <= spans[i - 1].hi)
+      if (spans[i].base == spans[i - 1].base && spans[i].offset == spans[i - 1].offset &&
+          spans[i].lo <= spans[i - 1].hi)
         *overlap_free = false;
   }
   if (layout) {

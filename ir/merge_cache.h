@@ -74,11 +74,12 @@ public:
   // when asked, the program's layout (see layout()) and its bases in the key's order (by first
   // appearance among the operands: two programs with one key have their bases in one order).
   // `overlap_free`, when asked: no two distinct views of a base that a compute instruction
-  // writes touch a common element interval. Then no overlap between views decides a block or a
-  // dependency (check_partition's rule 5 and its conflicts on overlapping views do not arise):
-  // the program has the fewest constraints a program of its key can have (the key holds the
-  // rest: bases, identical views, shapes, axes), so a partition legal for any program of the
-  // key is legal for it.
+  // writes can share an element: their element intervals do not meet, or their offsets differ
+  // modulo the gcd of the base's strides (a matrix's columns). Then no overlap between views
+  // decides a block or a dependency (check_partition's rule 5 and its conflicts on overlapping
+  // views do not arise): the program has the fewest constraints a program of its key can have (the
+  // key holds the rest: bases, identical views, shapes, axes), so a partition legal for any program
+  // of the key is legal for it.
   static void write_key(const Program& program, const FuserOptions& options, std::string& out,
                         Layout* layout = nullptr, std::vector<Base*>* bases = nullptr,
                         bool* overlap_free = nullptr);

@@ -1,4 +1,4 @@
-// Random programs for the fusion property tests: shifted 1-D views, FREEs, SYNCs.
+// Random programs for the fusion property tests: shifted (and strided) 1-D views, FREEs, SYNCs.
 #pragma once
 
 #include <random>
@@ -10,6 +10,7 @@ namespace hassium::test {
 struct RandomProgramOptions {
   int max_instrs = 10;
   bool reductions = true; // sometimes ADD_REDUCE a view into a 0-d view
+  bool strided = false;   // views of stride 1..3 (bases of 12..16 elements): interleaved views
 };
 
 // A random program that the verifier accepts: views inside their bases, inputs that overlap
@@ -23,14 +24,16 @@ inline Program random_program(std::mt19937& rng, const RandomProgramOptions& o =
   std::vector<BasePtr> live;
   int nbases = pick(2, 4);
   for (int i = 0; i < nbases; ++i) {
-    auto base = b.base(std::string(1, char('A' + i)), pick(6, 8));
+    auto base = b.base(std::string(1, char('A' + i)), o.strided ? pick(12, 16) : pick(6, 8));
     if (pick(0, 4) == 0) base->data = dummy;
     live.push_back(base);
   }
   const bool mixed = pick(0, 3) == 0;
   auto length = [&] { return mixed ? pick(3, 4) : 4; };
   auto random_view = [&](const BasePtr& base, int64_t len) {
-    return ProgramBuilder::view(base, pick(0, int(base->nelem - len)), len);
+    const int64_t stride = o.strided ? pick(1, 3) : 1;
+    return ProgramBuilder::view(base, pick(0, int(base->nelem - 1 - (len - 1) * stride)), len,
+                                stride);
   };
   const int n = pick(1, o.max_instrs);
   for (int i = 0; i < n; ++i) {
