@@ -20,7 +20,7 @@ public:
   // On a UserError (bad data, e.g. an out-of-range GATHER index) the backend stays usable:
   // blocks that ran before the failing one keep their effects, nothing after it runs, and the
   // program's FREEs are still honored (their memory is released). `program.bases` need not
-  // list every base the instructions use (the Runtime lists them for its filters only).
+  // list every base the instructions use (a frontend's program lists none).
   virtual void execute(const Program& program) = 0;
   // Adds this backend's counters (fusion, memory, engine) to `c`.
   virtual void add_counters(ProfileCounters& c) const = 0;

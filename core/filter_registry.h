@@ -11,7 +11,9 @@
 namespace hassium {
 
 // A filter rewrites a flushed program before the VEM sees it (filters/ holds one per file).
-// It must keep the program's meaning: same values in every SYNC'd base, same FREEs.
+// It must keep the program's meaning: same values in every SYNC'd base, same FREEs. A flushed
+// program's `bases` may list none of its bases (the instructions name them); a filter that needs
+// the list calls Program::collect_bases().
 using FilterFn = std::function<Program(Program)>;
 
 struct NamedFilter {

@@ -160,10 +160,7 @@ void Runtime::run_pending(const BasePtr& sync_base) {
     counters_.flush_seconds += seconds_since(t0);
   };
   try {
-    for (const auto& filter : stack_.filters) {
-      program.collect_bases(); // a filter sees every base listed
-      program = filter.fn(std::move(program));
-    }
+    for (const auto& filter : stack_.filters) program = filter.fn(std::move(program));
     stack_.backend->execute(program);
   } catch (...) {
     finish(false);
