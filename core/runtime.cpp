@@ -2,6 +2,7 @@
 #include "core/runtime.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -152,7 +153,6 @@ void Runtime::run_pending(const BasePtr& sync_base) {
   auto finish = [&](bool ran) {
     std::lock_guard lock(mutex_);
     if (ran) {
-      keep_operand_storage(program);
       executed_ = std::max(executed_, through);
       std::erase_if(foreign_writes_, [&](const ForeignWrite& w) { return w.first <= executed_; });
     }
@@ -167,27 +167,49 @@ void Runtime::run_pending(const BasePtr& sync_base) {
     throw;
   }
   finish(true);
+  keep_operand_storage(program);
 }
 
+namespace {
+// Spare operand vectors by capacity (1 to kSpareCapacity operands), at most kMaxSpare each: per
+// thread, so that recording takes them without the state lock (a frontend's recording thread
+// is the one that flushes, as a rule; a pool of another thread is only not shared).
+constexpr size_t kSpareCapacity = 4;
+constexpr size_t kMaxSpare = 1024;
+thread_local bool t_pool_gone = false; // (trivial: readable after the pool's destructor)
+struct SparePool {
+  std::array<std::vector<std::vector<Operand>>, kSpareCapacity + 1> by_capacity;
+  ~SparePool() { t_pool_gone = true; }
+};
+// This thread's pool; null once its thread-local objects are destroyed (the main thread's go
+// before the exit hook's shutdown, and frontends record FREEs late).
+SparePool* spare_pool() {
+  if (t_pool_gone) return nullptr;
+  thread_local SparePool pool;
+  return &pool;
+}
+} // namespace
+
 void Runtime::keep_operand_storage(Program& program) {
+  SparePool* pool = spare_pool();
+  if (!pool) return;
+  auto& spare = pool->by_capacity;
   for (Instruction& ins : program.instrs) {
     const size_t c = ins.operands.capacity();
-    if (c == 0 || c > kSpareCapacity || spare_operands_[c].size() >= kMaxSpare) continue;
+    if (c == 0 || c > kSpareCapacity || spare[c].size() >= kMaxSpare) continue;
     ins.operands.clear(); // drops the views' base references, as destroying the program would
-    spare_operands_[c].push_back(std::move(ins.operands));
+    spare[c].push_back(std::move(ins.operands));
   }
 }
 
 std::vector<Operand> Runtime::operand_storage(size_t n) {
-  {
-    std::lock_guard lock(mutex_);
-    for (size_t c = n; c <= kSpareCapacity; ++c) {
-      auto& spare = spare_operands_[c];
-      if (spare.empty()) continue;
-      std::vector<Operand> v = std::move(spare.back());
-      spare.pop_back();
-      return v;
-    }
+  SparePool* pool = spare_pool();
+  for (size_t c = n; pool && c <= kSpareCapacity; ++c) {
+    auto& spare = pool->by_capacity[c];
+    if (spare.empty()) continue;
+    std::vector<Operand> v = std::move(spare.back());
+    spare.pop_back();
+    return v;
   }
   std::vector<Operand> v;
   v.reserve(n);
@@ -260,7 +282,6 @@ void Runtime::shutdown() {
   dropped = std::exchange(pending_, Program());
   check_ = nullptr;
   installed_flag_ = false;
-  for (auto& spare : spare_operands_) spare = {};
 }
 
 } // namespace hassium

@@ -35,8 +35,9 @@ namespace hassium {
 // Threads and foreign code. The Runtime is thread-safe and NOT re-entrant under its locks:
 // no foreign code (a frontend's objects, finalizers, user callbacks) ever runs while it holds a
 // lock, so such code may call back into it at any time. Two locks:
-//   - the state lock guards the pending program, the counters and the spare operand vectors;
-//     record(), pending_size(), idle() and operand_storage() take only it, and only briefly:
+//   - the state lock guards the pending program and the counters (spare operand vectors are
+//     per thread: operand_storage() takes no lock); record(), pending_size() and idle() take
+//     only it, and only briefly:
 //     recording never waits for a running flush (what is recorded then goes to the next one);
 //   - the execution lock serializes flushes (and install/counters/shutdown, which touch the
 //     stack): a flush holds it while the filters and the backend run, taking the pending program
@@ -119,10 +120,6 @@ private:
   // Keeps the operand vectors of an executed program for operand_storage(), emptied.
   void keep_operand_storage(Program& program);
 
-  // Spare operand vectors by capacity (1 to kSpareCapacity operands), at most kMaxSpare each.
-  static constexpr size_t kSpareCapacity = 4;
-  static constexpr size_t kMaxSpare = 1024;
-
   // Execution lock: held by a flush from taking the pending program until its backend returns;
   // guards stack_ (except the check, copied into check_).
   mutable std::mutex exec_mutex_;
@@ -144,7 +141,6 @@ private:
   std::vector<ForeignWrite> foreign_writes_;
   std::function<void(const Instruction&, size_t)> check_; // Stack::check of the installed stack
   ProfileCounters counters_; // the runtime's own: flushes, instructions, flush time
-  std::array<std::vector<std::vector<Operand>>, kSpareCapacity + 1> spare_operands_;
 };
 
 } // namespace hassium
