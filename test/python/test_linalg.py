@@ -264,10 +264,12 @@ def test_linked_blas_when_configured(tmp_path):
         ", ", "|"), out.stderr
 
 
-def test_blas_threads_sleep_when_idle_under_passive_wait():
+def test_blas_threads_spin_briefly_under_passive_wait():
     # hassium loads NumPy (its OpenBLAS reads OPENBLAS_THREAD_TIMEOUT then) with the BLAS threads
-    # sleeping when idle under [cpu] wait_policy = passive, unless the user set the variable or
-    # chose active; Debian's OpenBLAS is not loaded at all while NumPy's serves the products.
+    # spinning only ~0.3 ms when idle under [cpu] wait_policy = passive, unless the user set the
+    # variable or chose active; Debian's OpenBLAS is not loaded while NumPy's serves the products.
+    if not _hassium.have_stack:
+        pytest.skip("no execution stack: no engine, no BLAS")
     import subprocess
     import sys
     code = ("import ctypes\n"
@@ -285,10 +287,8 @@ def test_blas_threads_sleep_when_idle_under_passive_wait():
         assert out.returncode == 0, out.stderr
         return out.stdout.split()
 
-    expect_loaded = "False" if _hassium.have_stack else None
     timeout, debian_loaded = run(code)
-    assert timeout == "b'4'"
-    assert expect_loaded is None or debian_loaded == expect_loaded
+    assert timeout == "b'20'" and debian_loaded == "False"
     assert run(code, HASSIUM_CPU_WAIT_POLICY="active")[0] == "None"
     assert run(code, OPENBLAS_THREAD_TIMEOUT="9")[0] == "b'9'"
     assert run("import numpy\n" + code)[0] == "None"  # NumPy's BLAS was running already

@@ -19,6 +19,10 @@
 
 namespace hassium::cpu {
 
+void blas_threads_spin_briefly() {
+  setenv("OPENBLAS_THREAD_TIMEOUT", "20", 0);
+}
+
 BlasChoice parse_blas_choice(const std::string& name) {
   if (name == "auto") return BlasChoice::AUTO;
   if (name == "linked") return BlasChoice::LINKED;
@@ -45,8 +49,7 @@ auto trans(int t) {
 
 // Debian's LP64 OpenBLAS, opened on first use (not linked: its thread pool starts only for a
 // program that runs a product through it, and under Python, where NumPy's BLAS serves, never).
-// Its threads follow the engine's OpenMP wait policy: with PASSIVE they sleep as soon as a
-// product is done (OPENBLAS_THREAD_TIMEOUT, read when the library loads, unless set).
+// Its threads follow the engine's OpenMP wait policy (blas_threads_spin_briefly).
 struct Lp64 {
   decltype(&cblas_sgemm) sgemm = nullptr;
   decltype(&cblas_dgemm) dgemm = nullptr;
@@ -60,7 +63,7 @@ struct Lp64 {
 Lp64 g_lp64; // set once, by linked_blas() under blas()'s call_once
 
 void open_lp64() {
-  if (load_openmp().wait_policy == "PASSIVE") setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
+  if (load_openmp().wait_policy == "PASSIVE") blas_threads_spin_briefly();
   void* h = nullptr;
   std::string tried;
   for (const char* name : {"libopenblas.so.0", HASSIUM_OPENBLAS_PATH}) {

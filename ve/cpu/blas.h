@@ -40,6 +40,13 @@ struct Blas {
   std::string description; // which library, for `hassium info` and the tests
 };
 
+// OpenBLAS's idle threads, under [cpu] wait_policy = passive: OPENBLAS_THREAD_TIMEOUT, unless set,
+// becomes 20 (an idle thread spins 2**20 cycles, ~0.3 ms, then sleeps; OpenBLAS's default 2**28,
+// ~0.1 s after start-up and after every product, takes the cores the fused kernels need, and
+// 2**4 makes every product of a loop wake its threads). OpenBLAS reads it when it loads: the
+// Python module calls this before NumPy loads, and the engine before it opens Debian's.
+void blas_threads_spin_briefly();
+
 // The BLAS for `choice`, resolved on the first call for that choice (AUTO looks through the
 // libraries loaded at that moment: under Python, NumPy is loaded before the first flush).
 const Blas& blas(BlasChoice choice);
