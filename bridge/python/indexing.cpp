@@ -5,6 +5,8 @@
 #include <numeric>
 #include <span>
 
+#include <boost/container/small_vector.hpp>
+
 #include "bridge/python/convert.h"
 #include "bridge/python/errors.h"
 #include "bridge/python/numpy_api.h"
@@ -28,6 +30,8 @@ struct Item {
   py::object obj;                 // slice; array/mask: a NumPy array (host data)
   std::optional<Array> lazy_mask; // mask: the hassium array when it came as one
 };
+// A key's items: inline for the keys programs write (no allocation per indexing).
+using Items = boost::container::small_vector<Item, 6>;
 
 // A hassium 0-d integer array used as an index is an integer (NumPy calls __index__).
 bool as_integer(py::handle h, int64_t& v) {
@@ -100,8 +104,8 @@ Item parse_item(py::handle h) {
   return it;
 }
 
-std::vector<Item> parse_key(py::handle key) {
-  std::vector<Item> items;
+Items parse_key(py::handle key) {
+  Items items;
   if (PyTuple_Check(key.ptr())) {
     for (auto h : key) items.push_back(parse_item(h));
   } else {
@@ -125,7 +129,7 @@ int consumed(const Item& it) {
 }
 
 // Expands the ellipsis (or appends full slices) so the items consume exactly ndim dims.
-void expand(std::vector<Item>& items, int ndim) {
+void expand(Items& items, int ndim) {
   int used = 0, ellipses = 0;
   for (const auto& it : items) {
     used += consumed(it);
@@ -135,7 +139,7 @@ void expand(std::vector<Item>& items, int ndim) {
   if (used > ndim)
     raise_index_error("too many indices for array: array is " + std::to_string(ndim) +
                       "-dimensional, but " + std::to_string(used) + " were indexed");
-  std::vector<Item> out;
+  Items out;
   auto full = [] {
     Item s;
     s.kind = Item::slice;
@@ -184,7 +188,7 @@ struct Applied {
 
 // Applies integers, slices and new axes; masks become their nonzero() integer arrays. When any
 // advanced index exists, integers count as advanced (0-d) indices, as in NumPy.
-Applied apply_key(const View& in, std::vector<Item> items, bool& had_ellipsis) {
+Applied apply_key(const View& in, Items items, bool& had_ellipsis) {
   had_ellipsis = false;
   bool any_adv = false;
   for (const auto& it : items) {
@@ -846,7 +850,7 @@ void setitem(const Array& a, py::handle key, py::handle value) {
     record(Opcode::SCATTER, {li.view, std::get<View>(src), li.pos_view});
     return;
   }
-  std::vector<Item> items = parse_key(key);
+  Items items = parse_key(key);
   // a[mask] = scalar with a mask of a's shape: a lazy masked assignment, a = where(mask, v, a),
   // element-wise (it fuses with what computes the mask and what reads a), no flush.
   if (items.size() == 1 && items[0].kind == Item::mask && items[0].lazy_mask &&
