@@ -118,6 +118,13 @@ def test_shape_methods():
     assert_same(hassium.expand_dims(h, (0, 2)), np.expand_dims(n, (0, 2)))
     assert_same(hassium.moveaxis(h, 0, -1), np.moveaxis(n, 0, -1))
     assert_same(hassium.flip(h, 1), np.flip(n, 1))
+    assert_same(hassium.flip(h), np.flip(n))
+    v, nv = h.ravel()[2:9], n.ravel()[2:9]
+    f = hassium.flip(v)  # 1-D: a reversed view, written through as NumPy's is
+    assert_same(f, np.flip(nv))
+    f[0] = -1.0
+    np.flip(nv)[0] = -1.0
+    assert_same(v, nv)
     same_error(lambda m: m.asarray(n).reshape(5, 5))
     same_error(lambda m: m.asarray(n).squeeze(axis=0))
     same_error(lambda m: m.asarray(n).transpose(0, 0, 1))

@@ -140,8 +140,13 @@ def moveaxis(a, source, destination):
     return a.transpose(order)
 
 
+_REVERSED = slice(None, None, -1)
+
+
 def flip(m, axis=None):
     m = _arr(m)
+    if axis is None and m.ndim == 1:
+        return m[_REVERSED]  # (the common call, without building a key)
     axes = range(m.ndim) if axis is None else _norm_axes(axis, m.ndim)
     key = [slice(None)] * m.ndim
     for ax in axes:
