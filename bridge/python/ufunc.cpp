@@ -758,6 +758,27 @@ py::object binary_operator(const UfuncDef& u, py::handle a, py::handle b) {
   return call_fallback(u.name, "__call__", py::make_tuple(a, b), py::dict());
 }
 
+namespace {
+// u(a, b) (u(a) for a unary u) written into a through apply(), else NumPy's u with out=a: the
+// general path of the in-place operators; NotImplemented for a b hassium and NumPy do not know.
+py::object apply_in_place(const UfuncDef& u, py::handle a, py::handle b) {
+  Call c;
+  c.ins.resize(size_t(u.nin));
+  const ArgStatus sa = classify(a, c.ins[0]);
+  const ArgStatus sb = u.nin == 2 ? classify(b, c.ins[1]) : ArgStatus::ok;
+  if (sb == ArgStatus::not_implemented)
+    return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  c.outs.emplace_back(array_of(a));
+  if (sa == ArgStatus::ok && sb == ArgStatus::ok && apply(u, c))
+    return py::reinterpret_borrow<py::object>(a);
+  py::dict kw;
+  kw["out"] = py::make_tuple(a);
+  py::tuple args = u.nin == 2 ? py::tuple(py::make_tuple(a, b)) : py::tuple(py::make_tuple(a));
+  call_fallback(u.name, "__call__", args, kw);
+  return py::reinterpret_borrow<py::object>(a);
+}
+} // namespace
+
 py::object inplace_operator(const UfuncDef& u, py::handle a, py::handle b) {
   // NumPy's scalars are immutable: s += 1 makes a new scalar (of the promoted type), and other
   // names for the old one keep its value. A scalar only the interpreter's stack holds, alone on
@@ -769,18 +790,7 @@ py::object inplace_operator(const UfuncDef& u, py::handle a, py::handle b) {
     return binary_operator(u, a, b);
   }
   if (fast_inplace(u, a, b)) return py::reinterpret_borrow<py::object>(a);
-  Call c;
-  c.ins.resize(2);
-  ArgStatus sa = classify(a, c.ins[0]), sb = classify(b, c.ins[1]);
-  if (sb == ArgStatus::not_implemented)
-    return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-  c.outs.emplace_back(array_of(a));
-  if (sa == ArgStatus::ok && sb == ArgStatus::ok && apply(u, c))
-    return py::reinterpret_borrow<py::object>(a);
-  py::dict kw;
-  kw["out"] = py::make_tuple(a);
-  call_fallback(u.name, "__call__", py::make_tuple(a, b), kw);
-  return py::reinterpret_borrow<py::object>(a);
+  return apply_in_place(u, a, b);
 }
 
 namespace {
@@ -813,15 +823,7 @@ py::object inplace_power_operator(py::handle a, py::handle b) {
   const UfuncDef& u = power_ufunc_for(a, b);
   if (u.nin == 2) return inplace_operator(u, a, b);
   if (array_of(a).scalar) return unary_operator(u, a); // NumPy's scalars are immutable
-  Call c;
-  c.ins.resize(1);
-  c.outs.emplace_back(array_of(a));
-  if (classify(a, c.ins[0]) == ArgStatus::ok && apply(u, c))
-    return py::reinterpret_borrow<py::object>(a);
-  py::dict kw;
-  kw["out"] = py::make_tuple(a);
-  call_fallback(u.name, "__call__", py::make_tuple(a), kw);
-  return py::reinterpret_borrow<py::object>(a);
+  return apply_in_place(u, a, py::handle());
 }
 
 py::object unary_operator(const UfuncDef& u, py::handle a) {
