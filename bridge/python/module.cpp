@@ -2,9 +2,8 @@
 #include "bridge/python/bindings.h"
 #include "bridge/python/session.h"
 
-#include "core/config.h"
-
 #ifdef HASSIUM_HAVE_STACK
+#include "core/config.h"
 #include "ve/cpu/blas.h"
 #include "vem/stack.h"
 #endif

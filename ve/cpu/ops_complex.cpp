@@ -2,8 +2,10 @@
 // real/imag/conj ops. Complex sqrt/exp/log/power call the runtime helpers (runtime_helpers.h).
 #include "ve/cpu/ops.h"
 
-#include <llvm/ADT/StringMap.h>
-#include <llvm/TargetParser/Host.h>
+#include <algorithm>
+#include <string>
+
+#include "ve/cpu/host_info.h"
 
 namespace hassium::cpu {
 
@@ -12,10 +14,8 @@ namespace {
 // use it when the CPU has it, on every layout (contiguous, strided, scalar operands, tails).
 bool host_has_fma() {
   static const bool fma = [] {
-    llvm::StringMap<bool> features;
-    if (!llvm::sys::getHostCPUFeatures(features)) return false;
-    auto it = features.find("fma");
-    return it != features.end() && it->second;
+    const std::vector<std::string> features = cpu_host_info().features; // (sorted)
+    return std::binary_search(features.begin(), features.end(), std::string("fma"));
   }();
   return fma;
 }
