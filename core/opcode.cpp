@@ -80,6 +80,27 @@ std::string_view family_name(Family f) {
   return names[size_t(f)];
 }
 
+std::optional<Opcode> at_combiner(Opcode op) {
+  switch (op) {
+  case Opcode::ADD_AT: return Opcode::ADD;
+  case Opcode::SUBTRACT_AT: return Opcode::SUBTRACT;
+  case Opcode::MULTIPLY_AT: return Opcode::MULTIPLY;
+  case Opcode::MINIMUM_AT: return Opcode::MINIMUM;
+  case Opcode::MAXIMUM_AT: return Opcode::MAXIMUM;
+  default: return std::nullopt;
+  }
+}
+
+std::optional<Opcode> at_accumulation(Opcode elementwise) {
+  for (const OpInfo& info : all_opcodes())
+    if (at_combiner(info.op) == elementwise) return info.op;
+  return std::nullopt;
+}
+
+bool writes_indexed_only(Opcode op) {
+  return op_info(op).family == Family::INDEXING && op != Opcode::GATHER;
+}
+
 std::string check_signature(Opcode op, std::span<const DType> dtypes) {
   const OpInfo& info = op_info(op);
   std::ostringstream err;

@@ -38,6 +38,15 @@ inline std::string_view op_name(Opcode op) { return op_info(op).name; }
 std::optional<Opcode> parse_opcode(std::string_view name);
 std::string_view family_name(Family f);
 
+// The element-wise opcode an unbuffered accumulation applies (ADD for ADD_AT, ...); nullopt
+// for every other opcode.
+std::optional<Opcode> at_combiner(Opcode op);
+// The other way: the *_AT accumulation of an element-wise opcode (ADD_AT for ADD), if any.
+std::optional<Opcode> at_accumulation(Opcode elementwise);
+// Whether the output is written only at indexed positions (SCATTER, COND_SCATTER, the *_AT
+// accumulations): its other elements, and for *_AT the written ones too, keep earlier values.
+bool writes_indexed_only(Opcode op);
+
 // A signature is the dtype of every operand, output first. `is_constant[i]` tells whether
 // operand i is a constant. Returns an empty string when the signature is allowed, else a
 // message saying what is wrong ("ADD: operands have dtypes float64, int32; expected ...").

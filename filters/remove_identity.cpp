@@ -7,7 +7,8 @@
 //            copy; A is neither read, written nor SYNCed after the copy but is FREEd. The copy
 //            becomes `FREE B`, every later use of B a use of A (B's FREE frees A), and A's own
 //            FREE is dropped.
-//   backward (A is the temporary)  A's first access in the program writes all of it; A is
+//   backward (A is the temporary)  A's first access in the program writes all of it (not a
+//            scatter, which writes only the indexed elements); A is
 //            FREEd after the copy and not otherwise used after it nor SYNCed; B is not used
 //            between that first write and the copy. The instructions from A's first write up
 //            to the copy write and read B instead; the copy is dropped (A's FREE stays: A may
@@ -118,7 +119,8 @@ bool try_backward(Program& p, size_t i, std::unordered_map<const Base*, Uses>& u
   if (ua.free_at < long(i) || ua.synced || used_after(p, ua, i)) return false;
   size_t first = ua.at.front();
   const Instruction& f = p.instrs[first];
-  if (first >= i || !writes(f, a.get()) || reads(f, a.get()) || !filters::covers_base(f.out()))
+  if (first >= i || !writes(f, a.get()) || reads(f, a.get()) || writes_indexed_only(f.op) ||
+      !filters::covers_base(f.out()))
     return false;
   for (size_t j : ub.at)
     if (j >= first && j < i) return false;

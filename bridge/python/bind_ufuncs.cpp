@@ -65,7 +65,13 @@ void bind_ufuncs(py::module_& m) {
       },
       py::arg("array"), py::arg("axis") = 0, py::arg("dtype") = py::none(),
       py::arg("out") = py::none());
-  for (const char* method : {"outer", "at", "reduceat"}) {
+  cls.def(
+      "at",
+      [](const UfuncObject& u, py::handle a, py::handle indices, py::handle b) {
+        return ufunc_at(*u.def, a, indices, b);
+      },
+      py::arg("a"), py::arg("indices"), py::arg("b") = py::none());
+  for (const char* method : {"outer", "reduceat"}) {
     cls.def(method, [method](const UfuncObject& u, py::args args, py::kwargs kw) {
       return call_fallback(u.def->name, method, args, kw);
     });

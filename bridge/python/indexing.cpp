@@ -901,4 +901,57 @@ void setitem(const Array& a, py::handle key, py::handle value) {
   record(Opcode::SCATTER, {ap.view, std::get<View>(src), p.index.view});
 }
 
+void accumulate_at(const Array& a, py::handle key, Opcode at_op, py::handle value) {
+  const std::optional<Opcode> combiner = at_combiner(at_op);
+  HS_INTERNAL_ASSERT(combiner) << op_name(at_op) << " is not an accumulation";
+  std::vector<Array> temps;
+  // The value as the accumulation reads it: an array of a's dtype with the indexed shape (a
+  // constant becomes a broadcast 0-d array, as for SCATTER).
+  auto source = [&](const Dims& shape, const View& target) {
+    Arg v;
+    if (classify(value, v) == ArgStatus::ok && v.is_array) {
+      Dims vs = v.array.shape();
+      while (vs.size() > shape.size() && vs.front() == 1) vs.erase(vs.begin());
+      Dims both[2] = {vs, shape}, b;
+      if (vs.size() > shape.size() || !shapes_broadcast(both, b) || b != shape)
+        raise_value_error("array is not broadcastable to correct shape");
+    }
+    Operand src = assign_source(value, a.dtype(), shape, target, temps, true);
+    if (std::holds_alternative<Scalar>(src)) {
+      Array c = new_array(a.dtype(), {});
+      record_fill(c.view, std::get<Scalar>(src));
+      temps.push_back(c);
+      src = broadcast_view(c.view, shape);
+    }
+    return std::get<View>(src);
+  };
+  LazyIndex li;
+  if (lazy_index(a.view, key, li)) {
+    const View src = source(li.shape, li.view);
+    if (li.size() == 0) return;
+    lazy_positions(li);
+    record(at_op, {li.view, src, li.pos_view});
+    return;
+  }
+  bool ell = false;
+  Applied ap = apply_key(a.view, parse_key(key), ell);
+  if (ap.adv.empty()) { // a view: every position once
+    const View src = source(ap.view.shape, ap.view);
+    if (ap.view.size() == 0) return;
+    if (*combiner != Opcode::MULTIPLY || !is_complex(a.dtype())) {
+      record(*combiner, {ap.view, ap.view, src});
+      return;
+    }
+    // NumPy's indexed complex product rounds each of its four products (no fused
+    // multiply-add, which the element-wise product uses): the accumulation at every position.
+    Array positions = new_array(DType::INT64, ap.view.shape);
+    record(Opcode::RANGE, {positions.view});
+    record(at_op, {ap.view, src, positions.view});
+    return;
+  }
+  Positions p = positions(ap);
+  const View src = source(p.shape, ap.view);
+  if (p.index.size() > 0) record(at_op, {ap.view, src, p.index.view});
+}
+
 } // namespace hassium::python

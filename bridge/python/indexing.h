@@ -16,6 +16,13 @@ py::object getitem(const Array& a, py::handle key);
 // a[key] = value, with broadcasting and NumPy's copy on overlap.
 void setitem(const Array& a, py::handle key, py::handle value);
 
+// NumPy's ufunc.at(a, key, value) for the accumulation `at_op` (ADD_AT, ...): a[key] op= value
+// without buffering, so repeated positions accumulate. `value` is an array of a's dtype or a
+// constant that fits it (the caller checks); it is broadcast to the indexed shape (NumPy's
+// ValueError otherwise). A basic key records the element-wise op on the view (no position
+// repeats); integer and boolean arrays record the accumulation at their positions.
+void accumulate_at(const Array& a, py::handle key, Opcode at_op, py::handle value);
+
 // Lazy boolean-mask selections (hassium/_masked.py): a[mask] for a hassium bool mask of a's
 // shape is one of these, and a[mask] = selection under the same, unchanged mask a masked
 // assignment (WHERE), with nothing flushed. The Python module registers the class.

@@ -909,6 +909,28 @@ bool is_no_value(py::handle h) {
 
 } // namespace
 
+py::object ufunc_at(const UfuncDef& u, py::handle a, py::handle indices, py::handle b) {
+  auto through_numpy = [&] {
+    py::tuple args = b.is_none() ? py::tuple(py::make_tuple(a, indices))
+                                 : py::tuple(py::make_tuple(a, indices, b));
+    return call_fallback(u.name, "at", args, py::dict());
+  };
+  const std::optional<Opcode> at = at_accumulation(u.op);
+  if (!at || u.recipe != Recipe::op || u.nin != 2 || !is_ndarray(a) || b.is_none())
+    return through_numpy();
+  const Array& arr = array_of(a);
+  const DType t = arr.dtype();
+  Arg x, y;
+  if (classify(a, x) != ArgStatus::ok || classify(b, y) != ArgStatus::ok) return through_numpy();
+  TypeCode codes[2] = {x.code, y.code};
+  auto loop = resolve_loop(u.id, u.name, 2, 1, {codes, 2}, std::nullopt);
+  if (!loop || loop->in[0] != t || loop->in[1] != t || loop->out[0] != t ||
+      !sig_ok(*at, {t, t, DType::INT64}) || (!y.is_array && !constant_for_loop(y, t)))
+    return through_numpy();
+  accumulate_at(arr, indices, *at, b);
+  return py::none();
+}
+
 Array reduce_array(const UfuncDef& u, const Array& a, std::vector<int> axes, DType t,
                    bool keepdims) {
   Opcode op = *u.reduce_op;

@@ -75,6 +75,11 @@ py::object ufunc_reduce(const UfuncDef& u, py::handle a, py::handle axis, py::ha
 py::object ufunc_accumulate(const UfuncDef& u, py::handle a, py::handle axis, py::handle dtype,
                             py::handle out);
 
+// ufunc.at(a, indices, b): unbuffered a[indices] op= b for add, subtract, multiply, minimum and
+// maximum when a is a hassium array and the loop is a's own dtype (NumPy's other cases, which
+// cast unsafely, and the other ufuncs run through NumPy).
+py::object ufunc_at(const UfuncDef& u, py::handle a, py::handle indices, py::handle b);
+
 // The reduction on an Array: axes normalized and distinct; for ndarray methods.
 Array reduce_array(const UfuncDef& u, const Array& a, std::vector<int> axes, DType loop_type,
                    bool keepdims);

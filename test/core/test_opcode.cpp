@@ -57,3 +57,29 @@ TEST_CASE("constant dtype inference follows the signature") {
   std::vector<std::optional<D>> fill = {D::UINT8, std::nullopt};
   CHECK(expected_constant_dtype(Opcode::IDENTITY, 1, fill) == D::UINT8);
 }
+
+TEST_CASE("every *_AT accumulation names the element-wise opcode it applies") {
+  int accumulations = 0;
+  for (const OpInfo& info : all_opcodes()) {
+    INFO(info.name);
+    const std::optional<Opcode> combiner = at_combiner(info.op);
+    CHECK(combiner.has_value() == info.name.ends_with("_AT"));
+    if (!combiner) continue;
+    ++accumulations;
+    const OpInfo& c = op_info(*combiner);
+    CHECK(std::string(c.name) + "_AT" == info.name);
+    CHECK(c.family == Family::ELEMENTWISE);
+    CHECK(c.rule == SigRule::SAME);
+    CHECK((info.types & ~c.types) == 0); // every dtype the combiner takes
+    CHECK(info.family == Family::INDEXING);
+    CHECK(info.rule == SigRule::SCATTER);
+    CHECK(writes_indexed_only(info.op));
+    CHECK(at_accumulation(*combiner) == info.op);
+  }
+  CHECK_FALSE(at_accumulation(Opcode::DIVIDE).has_value());
+  CHECK(accumulations == 5);
+  CHECK(writes_indexed_only(Opcode::SCATTER));
+  CHECK(writes_indexed_only(Opcode::COND_SCATTER));
+  CHECK_FALSE(writes_indexed_only(Opcode::GATHER));
+  CHECK_FALSE(writes_indexed_only(Opcode::ADD));
+}

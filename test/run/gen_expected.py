@@ -295,7 +295,8 @@ def range_case():
 
 
 def indexing_case(op):
-    """GATHER, SCATTER, COND_SCATTER on every dtype, through strided views."""
+    """GATHER, SCATTER, COND_SCATTER and the *_AT accumulations on every dtype, through strided
+    views (the accumulations with a repeated index)."""
     p = Program("op_" + op, "%s on every dtype, through strided views" % op)
     for dt in OPS[op].types:
         vals = (pool(dt) * 6)[:6]
@@ -307,13 +308,13 @@ def indexing_case(op):
         else:
             o = p.base("o_" + dt, dt, 8)
             p.instr("IDENTITY", o.whole(), Const(vals[1], dt))
-            idx = p.array("i_" + dt, "int64", [4, 1, 0, 5])
+            idx = p.array("i_" + dt, "int64", [4, 1, 4, 5] if op.endswith("_AT") else [4, 1, 0, 5])
             ins = [src.view(5, (4,), (-1,)), idx]
             if op == "COND_SCATTER":
                 ins.append(p.array("k_" + dt, "bool", [True, False, True, True]))
             p.instr(op, o.view(7, (2, 3), (-3, -1)), *ins)
         p.free(src)
-        p.sync(o)
+        p.sync(o)  # exact: NumPy's indexed loops round each product (no FMA), as the engine does
     return [p]
 
 

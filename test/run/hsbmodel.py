@@ -332,6 +332,13 @@ class Program:
             pos = out.indices().reshape(-1)[idx]
             self.mem[out.base.name][pos] = vals
             self.written[out.base.name][pos] = True
+        elif op.endswith("_AT"):
+            vals, idx = self._read(ins[0]).reshape(-1), self._read(ins[1]).reshape(-1)
+            assert ((0 <= idx) & (idx < out.size)).all()
+            pos = out.indices().reshape(-1)[idx]
+            flat = self.mem[out.base.name]
+            assert self.written[out.base.name][pos].all(), "accumulating into unwritten memory"
+            getattr(np, op[:-3].lower()).at(flat, pos, vals.astype(flat.dtype))
         elif op == "MATMUL":
             a, b = self._read(ins[0]), self._read(ins[1])
             res = np.matmul(a, b)

@@ -105,7 +105,7 @@ void Codegen::element_gather(ElementValues& ev, size_t j) {
   set(ev, in.operands[0], e_.load(plan_.arrays[a].dtype, base_[a], flat_offset(int(a), idx)));
 }
 
-// SCATTER / COND_SCATTER: out.flat[index] = in (where mask).
+// SCATTER / COND_SCATTER: out.flat[index] = in (where mask); *_AT: out.flat[index] op= in.
 void Codegen::element_scatter(ElementValues& ev, size_t j) {
   const PlanInstr& in = plan_.instrs[j];
   size_t a = size_t(in.operands[0].index);
@@ -121,7 +121,14 @@ void Codegen::element_scatter(ElementValues& ev, size_t j) {
     b_.SetInsertPoint(write);
   }
   e_.check(b_.CreateICmpUGE(idx, flat_size_[a]), KERNEL_INDEX_OUT_OF_RANGE, idx, flat_size_[a]);
-  if (!plan_.arrays[a].contracted) e_.store(in.in, base_[a], flat_offset(int(a), idx), v);
+  if (!plan_.arrays[a].contracted) {
+    Value* at = flat_offset(int(a), idx);
+    if (at_combiner(in.op)) { // *_AT: combine with what is there
+      std::vector<Val> args{e_.load(in.in, base_[a], at), v};
+      v = at_emitter(in.op)(e_, {in.in, in.out}, args);
+    }
+    e_.store(in.in, base_[a], at, v);
+  }
   if (skip) {
     b_.CreateBr(skip);
     b_.SetInsertPoint(skip);

@@ -40,8 +40,7 @@ const Dims& loop_shape_of(const Instruction& in) {
 ArrayRole role_of(const Instruction& in, size_t pos) {
   if (in.info().family == Family::REDUCTION && pos == 0) return ArrayRole::REDUCED;
   if (in.op == Opcode::GATHER && pos == 1) return ArrayRole::FLAT;
-  if ((in.op == Opcode::SCATTER || in.op == Opcode::COND_SCATTER) && pos == 0)
-    return ArrayRole::FLAT;
+  if (writes_indexed_only(in.op) && pos == 0) return ArrayRole::FLAT;
   return ArrayRole::LOOP;
 }
 
@@ -203,7 +202,7 @@ struct Builder {
           plan.has_reduction = true;
       }
       if (in.op == Opcode::RANGE || in.op == Opcode::RANDOM) needs_position = true;
-      if (info.family == Family::INDEXING && in.op != Opcode::GATHER) plan.writes_flat = true;
+      if (writes_indexed_only(in.op)) plan.writes_flat = true;
       size_t n = has_axis ? 2 : in.operands.size();
       for (size_t p = 0; p < n; ++p) {
         if (in.is_view(p)) {

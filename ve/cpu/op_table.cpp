@@ -95,4 +95,17 @@ ElementwiseFn elementwise_emitter(Opcode op) {
   return f;
 }
 
+namespace {
+Val emit_multiply_at(Emitter& e, OpTypes t, std::span<const Val> a) {
+  if (is_complex(t.in)) return complex_multiply_plain(e, t.in, a[0], a[1]);
+  return emit_multiply(e, t, a);
+}
+} // namespace
+
+ElementwiseFn at_emitter(Opcode at_op) {
+  const std::optional<Opcode> op = at_combiner(at_op);
+  HS_INTERNAL_ASSERT(op) << op_name(at_op) << " is not an accumulation";
+  return *op == Opcode::MULTIPLY ? emit_multiply_at : elementwise_emitter(*op);
+}
+
 } // namespace hassium::cpu

@@ -26,6 +26,9 @@ struct ReduceOp {
 
 // The emitter of an ELEMENTWISE opcode (op_table.cpp holds the one list).
 ElementwiseFn elementwise_emitter(Opcode op);
+// How a *_AT accumulation combines an element with its value: its element-wise opcode as
+// NumPy's indexed loops compute it (a complex product without fused multiply-adds).
+ElementwiseFn at_emitter(Opcode at_op);
 // The combining rule of a REDUCTION opcode; for a SCAN, that of the reduction it accumulates.
 const ReduceOp& reduce_op(Opcode op);
 
@@ -94,6 +97,8 @@ Val emit_arctan2(Emitter&, OpTypes, std::span<const Val>);
 Val emit_hypot(Emitter&, OpTypes, std::span<const Val>);
 // ops_complex.cpp
 Val complex_multiply(Emitter&, DType, Val a, Val b);
+// The four products, each rounded (NumPy's multiply.at, whose indexed loop never fuses them).
+Val complex_multiply_plain(Emitter&, DType, Val a, Val b);
 Val complex_divide(Emitter&, DType, Val a, Val b);
 Val complex_abs(Emitter&, DType, Val a);
 Val emit_real(Emitter&, OpTypes, std::span<const Val>);
