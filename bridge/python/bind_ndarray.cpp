@@ -439,8 +439,16 @@ void bind_ndarray(py::module_& m) {
   // The buffer protocol (memoryview(a), libraries reading memory): flushes, then exports the
   // base's memory; the exporter object keeps the base alive.
   cls.def_buffer([](const Array& a) {
-    static const char* formats[] = {"?", "b", "h", "i", "q",  "B", "H",
-                                    "I", "Q", "f", "d", "Zf", "Zd"};
+    // NumPy's own character of each dtype ("l" for int64 on LP64, not "q", which NumPy reads
+    // as longlong: another type object for the same numbers).
+    static const std::array<std::string, kNumDTypes> formats = [] {
+      std::array<std::string, kNumDTypes> f;
+      for (int t = 0; t < kNumDTypes; ++t)
+        f[size_t(t)] = is_complex(DType(t))
+                           ? (DType(t) == DType::COMPLEX64 ? "Zf" : "Zd")
+                           : numpy_dtype(DType(t)).attr("char").cast<std::string>();
+      return f;
+    }();
     Base& b = *a.view.base;
     sync_for_read(a.view.base);
     const int64_t item = dtype_size(b.dtype);

@@ -49,6 +49,18 @@ const Api& api() {
       if (d->type_num >= 0 && d->type_num < NPY_NTYPES_LEGACY)
         r->dtype_of[size_t(d->type_num)] = int8_t(k);
     }
+    // The other C names of the same numbers (longlong is int64 where long is too, ...).
+    for (int num = 0; num < NPY_NTYPES_LEGACY; ++num) {
+      if (r->dtype_of[size_t(num)] >= 0) continue;
+      PyArray_Descr* d = PyArray_DescrFromType(num);
+      if (!d) {
+        PyErr_Clear();
+        continue;
+      }
+      if (std::optional<DType> t = dtype_of_numpy(reinterpret_cast<PyObject*>(d)))
+        r->dtype_of[size_t(num)] = int8_t(*t);
+      Py_DECREF(d);
+    }
     return r;
   }();
   return *a;

@@ -101,6 +101,10 @@ def _run(op, ops):
         mask = ops[3].reshape(-1)
         _check_index(ops[2].reshape(-1)[mask], out.size)
         out.flat[ops[2].reshape(-1)[mask]] = ops[1].reshape(-1)[mask]
+    elif op.endswith("_AT"):  # ADD_AT and friends: NumPy's ufunc.at on out's positions
+        idx = ops[2].reshape(-1)
+        _check_index(idx, out.size)
+        getattr(np, op[:-3].lower()).at(out, np.unravel_index(idx, out.shape), ops[1].reshape(-1))
     elif op == "WHERE":
         np.copyto(out, np.where(ops[1], ops[2], ops[3]), casting="unsafe")
     elif op == "MATMUL":

@@ -139,3 +139,75 @@ def test_at_errors():
     hassium.add.at(h, [1, 1], 1.0)
     assert_same(h, np.array([0.0, 2.0, 0.0]))
     same_error(lambda xp: xp.divide.at(xp.zeros(3), [0], 0.0 * xp.zeros(3)))
+
+
+HIST_DTYPES = ["float64", "float32", "int64", "int16", "uint8"]
+
+
+def hist_data(dtype, size, seed=0):
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind == "u":
+        return rng.integers(0, 255, size).astype(dtype)
+    return (rng.standard_normal(size) * 50).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", HIST_DTYPES)
+@pytest.mark.parametrize("size", [0, 1, 1000, 140000])  # 140000: three of NumPy's blocks
+def test_histogram_matches_numpy(dtype, size, no_fallback):
+    a = hist_data(dtype, size)
+    w = np.random.default_rng(1).random(size)
+    cases = [dict(bins=10), dict(bins=7, range=(-20, 30.5)), dict(bins=33, weights=w),
+             dict(bins=5, range=(0, 10), weights=w), dict(bins=4, density=True), dict(bins=1)]
+    for kw in cases:
+        if size == 0 and kw.get("density"):
+            continue  # NumPy divides 0 by 0 there (a RuntimeWarning)
+        n_hist, n_edges = np.histogram(a, **kw)
+        hkw = {k: hassium.array(v) if k == "weights" else v for k, v in kw.items()}
+        h_hist, h_edges = hassium.histogram(hassium.array(a), **hkw)
+        assert isinstance(h_hist, hassium.ndarray) and isinstance(h_edges, hassium.ndarray)
+        # every element in NumPy's bin, weighted sums in NumPy's order: bit for bit
+        assert_same(h_hist, n_hist, exact=True)
+        assert_same(h_edges, n_edges, exact=True)
+
+
+def test_histogram_edges_and_constant_data(no_fallback):
+    # values on the bin edges, the last edge included, constant data (range widened by 0.5)
+    a = np.array([0.0, 0.1, 0.2, 0.3, 0.7, 1.0, 1.0, 0.5])
+    for kw in [dict(bins=10), dict(bins=3), dict(bins=10, range=(0.1, 0.7))]:
+        assert_same(hassium.histogram(hassium.array(a), **kw)[0], np.histogram(a, **kw)[0])
+    c = np.full(5, 3.0)
+    assert_same(hassium.histogram(hassium.array(c), 4)[0], np.histogram(c, 4)[0])
+    assert_same(hassium.histogram(hassium.array(c), 4)[1], np.histogram(c, 4)[1])
+
+
+def test_histogram_errors_and_other_bins():
+    a = np.arange(10.0)
+    same_error(lambda xp: xp.histogram(xp.asarray(a), 0))
+    same_error(lambda xp: xp.histogram(xp.asarray(a), 5, range=(3, 1)))
+    same_error(lambda xp: xp.histogram(xp.asarray(np.array([1.0, np.nan])), 5))
+    # explicit edges and estimators run through NumPy, with its values
+    for bins in ([0, 2, 5, 10], "auto"):
+        h, e = hassium.histogram(hassium.array(a), bins)
+        n, ne = np.histogram(a, bins)
+        assert_same(h, n)
+        assert_same(e, ne)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "uint64", "bool"])
+def test_bincount_matches_numpy(dtype, no_fallback):
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 2 if dtype == "bool" else 60, 5000).astype(dtype)
+    w = rng.standard_normal(5000)
+    for kw in [{}, dict(minlength=100), dict(weights=w), dict(weights=w, minlength=3)]:
+        hkw = {k: hassium.array(v) if k == "weights" else v for k, v in kw.items()}
+        assert_same(hassium.bincount(hassium.array(x), **hkw), np.bincount(x, **kw), exact=True)
+    assert_same(hassium.bincount([]), np.bincount([]))
+    assert_same(hassium.bincount([], minlength=4), np.bincount([], minlength=4))
+    assert_same(hassium.bincount([3, 1, 3]), np.bincount([3, 1, 3]))
+
+
+def test_bincount_errors():
+    for args, kw in [(([1, -1],), {}), (([1, 2],), dict(minlength=-1)),
+                     ((np.ones((2, 2), int),), {}), ((np.array([1.5]),), {})]:
+        same_error(lambda xp: xp.bincount(*[xp.asarray(a) for a in args], **kw))
+    assert "no negative elements" in str(same_error(lambda xp: xp.bincount(xp.asarray([1, -1]))))

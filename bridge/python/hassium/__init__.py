@@ -31,7 +31,8 @@ from . import _hassium  # first: it sets how NumPy's BLAS threads wait before Nu
 
 import numpy as _np  # noqa: E402
 from ._hassium import flush, ndarray, profile, ufunc
-from . import _fallback, _masked, _methods  # noqa: F401  (_methods completes the ndarray class)
+from . import _array_api, _fallback, _masked, _methods  # noqa: F401  (they complete ndarray)
+from ._array_api import __array_namespace_info__, from_dlpack
 from ._fallback import FallbackWarning
 from ._creation import (arange, array, asanyarray, asarray, ascontiguousarray, copy, empty,
                         empty_like, eye, full, full_like, identity, linspace, ones, ones_like, zeros,
@@ -42,9 +43,11 @@ from ._functions import (all, amax, amin, any, argmax, argmin, around, array_equ
                          isscalar, matmul, max, mean, min, moveaxis, ndim, outer, prod, ravel, real,
                          reshape, result_type, roll, round, row_stack, shape, size, squeeze, stack, std, sum,
                          swapaxes, transpose, tril, triu, var, vdot, vstack, where)
+from ._histograms import bincount, histogram
 from . import linalg, random  # noqa: E402
 
 __version__ = "0.1.0"
+__array_api_version__ = _np.__array_api_version__  # the standard's version NumPy's namespace is
 
 # The ufuncs hassium records (hassium.add, hassium.sin, ...), and NumPy's aliases of them.
 globals().update(_hassium.ufuncs)

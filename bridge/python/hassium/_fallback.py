@@ -164,7 +164,13 @@ class FallbackUfunc:
     def __call__(self, *args, **kwargs):
         return run(self._uf, self.__name__, args, kwargs)
 
+    @property
+    def __signature__(self):
+        return __import__("inspect").signature(self._uf)
+
     def __getattr__(self, method):
+        if method.startswith("__"):
+            raise AttributeError(method)
         fn = getattr(self._uf, method)
         return lambda *args, **kwargs: run(fn, f"{self.__name__}.{method}", args, kwargs)
 

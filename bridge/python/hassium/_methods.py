@@ -348,7 +348,7 @@ ndarray.flat = property(lambda self: _Flat(self), doc="A 1-D indexer over the ar
 for _name in ("sort", "argsort", "searchsorted", "view", "repeat", "take", "put", "partition",
               "argpartition", "diagonal", "trace", "compress", "choose", "ptp", "tobytes",
               "tofile", "dump", "dumps", "byteswap", "setflags", "getfield", "setfield",
-              "resize", "to_device"):
+              "resize"):
     def _make(name):
         def method(self, *args, **kwargs):
             return _fallback.hook(name, "method", (self, args), kwargs)
