@@ -137,6 +137,8 @@ void bind_functions(py::module_& m) {
   m.def("_set_masked_type", &set_masked_type);
   // Writes recorded to the array's base so far (Base::generation).
   m.def("_generation", [](const Array& a) { return a.view.base->generation; });
+  // Counts a write made outside hassium (NumPy writing the memory in a fallback).
+  m.def("_note_written", [](const Array& a) { ++a.view.base->generation; });
   // The real or imaginary part of a complex array, as a new lazy array (REAL / IMAG).
   m.def("_complex_part", [](const Array& a, bool imag) {
     Array out =

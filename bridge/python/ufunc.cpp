@@ -915,6 +915,7 @@ py::object ufunc_at(const UfuncDef& u, py::handle a, py::handle indices, py::han
                                  : py::tuple(py::make_tuple(a, indices, b));
     return call_fallback(u.name, "at", args, py::dict());
   };
+  if (is_masked_selection(a)) return ufunc_at(u, materialize(a), indices, b); // (x[mask])
   const std::optional<Opcode> at = at_accumulation(u.op);
   if (!at || u.recipe != Recipe::op || u.nin != 2 || !is_ndarray(a) || b.is_none())
     return through_numpy();
@@ -922,7 +923,23 @@ py::object ufunc_at(const UfuncDef& u, py::handle a, py::handle indices, py::han
   const DType t = arr.dtype();
   Arg x, y;
   if (classify(a, x) != ArgStatus::ok || classify(b, y) != ArgStatus::ok) return through_numpy();
-  TypeCode codes[2] = {x.code, y.code};
+  // NumPy's at() makes the value an array first: a Python scalar is not weak there (a float
+  // into float32 computes in float64, an int into uint64 in float64). An int that fits an
+  // integer array's dtype other than uint64 gives the same values in that dtype (NumPy's int64
+  // loop, cast back: add, subtract and multiply wrap alike; minimum and maximum see the same
+  // number); other Python scalars take the dtype of their array.
+  TypeCode ycode = y.code;
+  const bool fitting_int =
+      y.code == kWeakInt && is_integer(t) && t != DType::UINT64 && constant_for_loop(y, t);
+  if (fitting_int)
+    ycode = code_of(t);
+  else if (y.code == kWeakInt)
+    ycode = code_of(DType::INT64);
+  else if (y.code == kWeakFloat)
+    ycode = code_of(DType::FLOAT64);
+  else if (y.code == kWeakComplex)
+    ycode = code_of(DType::COMPLEX128);
+  TypeCode codes[2] = {x.code, ycode};
   auto loop = resolve_loop(u.id, u.name, 2, 1, {codes, 2}, std::nullopt);
   if (!loop || loop->in[0] != t || loop->in[1] != t || loop->out[0] != t ||
       !sig_ok(*at, {t, t, DType::INT64}) || (!y.is_array && !constant_for_loop(y, t)))

@@ -22,7 +22,9 @@ NumPy), integer division and remainder by zero and MIN // -1 (NumPy's defined re
 by negative or too large counts; in-place updates through views, overlapping ones included, and
 views kept as arrays of their own; slicing with negative steps; boolean masks (get and set);
 gathers and scatters with integer index arrays of several dtypes; reductions and scans over every
-axis; where; clip; casts; reshape/ravel; matmul and dot; concatenate/stack; Python scalars read
+axis; where; clip; casts; reshape/ravel; matmul and dot; concatenate/stack; ufunc.at of add,
+subtract, multiply, minimum, maximum at repeated positions; diff, tile, repeat, take, pad (every
+mode hassium records), isin; Python scalars read
 back (item, float, int, bool, complex) and used as operands; flushes in between. A statement
 NumPy rejects (TypeError, OverflowError, ...) stays in the program as a check that hassium
 raises the same builtin exception type.
@@ -140,7 +142,7 @@ def array_literal(values, shape):
 
 KINDS = ["binary", "unary", "update", "reduce", "where", "mask_set", "mask_get", "gather",
          "scatter", "cast", "view", "scan", "setitem", "clip", "reshape", "matmul", "join", "item",
-         "flush"]
+         "flush", "accumulate_at", "compose"]
 
 
 def _words(n):
@@ -940,6 +942,62 @@ class Resolver:
             e = f"np.{'vstack' if axis == 0 else 'hstack'}(({eb}, {a.name}))"
         else:
             e = f"np.stack([{a.name}, {a.name}[::-1]], axis={k(3)})"
+        self.emit_result(self.new_name(), e, False)
+
+    def op_accumulate_at(self, k):
+        """ufunc.at: an unbuffered update at repeated positions (np.add.at(a, [2, 0, 2], v))."""
+        a = self.pick(k, lambda s: len(s.shape) > 0)
+        if a is None:
+            return
+        f = ["add", "subtract", "multiply", "minimum", "maximum"][k(5)]
+        kind = _kind(a.dtype)
+        if (f == "subtract" and kind == "b") or (f in ("minimum", "maximum") and kind == "c"):
+            f = "add"
+        if f in COMPLEX_PRODUCTS and kind == "c":
+            f = "add"  # (see COMPLEX_PRODUCTS)
+        count = 1 + k(8)
+        if k(2) or len(a.shape) == 1:
+            key = self.index_array(a.shape[0], count, k, False)
+            vshape = (count,) + a.shape[1:]
+        else:
+            i0 = self.index_array(a.shape[0], count, k, False)
+            i1 = self.index_array(a.shape[1], count, k, False)
+            key = f"({i0}, {i1})"
+            vshape = (count,) + a.shape[2:]
+        if k(2):
+            value = self.scalar(a.dtype, k)
+        else:
+            src = self.pick(k)
+            value = self.safe_cast_source(self.fit(src, vshape, k), src.dtype, a.dtype)
+        self.emit(f"np.{f}.at({a.name}, {key}, {value})")
+
+    def op_compose(self, k):
+        """Functions made of views, copies, gathers: diff, tile, repeat, take, pad, isin."""
+        a = self.pick(k, lambda s: len(s.shape) > 0)
+        if a is None:
+            return
+        nd = len(a.shape)
+        ax = k(nd)
+        form = k(6)
+        if form == 0:
+            e = f"np.diff({a.name}, n={1 + k(2)}, axis={ax})"
+        elif form == 1:
+            e = f"np.tile({a.name}, {tuple(1 + k(2) for _ in range(1 + k(nd + 1)))})"
+        elif form == 2:
+            reps = k(3) if k(2) else [k(3) for _ in range(a.shape[ax])]
+            e = f"np.repeat({a.name}, {reps}, axis={ax})"
+        elif form == 3:
+            idx = self.index_array(a.shape[ax], 1 + k(6), k, False)
+            e = f"np.take({a.name}, {idx}, axis={ax})"
+        elif form == 4:
+            mode = ["constant", "edge", "wrap", "reflect", "symmetric"][k(5)]
+            n = min(a.shape)
+            most = {"wrap": n, "symmetric": n, "reflect": n - 1}.get(mode, 3)
+            w = tuple((k(most + 1), k(most + 1)) for _ in a.shape)
+            e = f"np.pad({a.name}, {w}, mode='{mode}')"
+        else:
+            b = self.pick(k)
+            e = f"np.isin({a.name}, {b.name if b is not None else a.name + '[::2]'})"
         self.emit_result(self.new_name(), e, False)
 
     def op_item(self, k):

@@ -211,3 +211,42 @@ def test_bincount_errors():
                      ((np.ones((2, 2), int),), {}), ((np.array([1.5]),), {})]:
         same_error(lambda xp: xp.bincount(*[xp.asarray(a) for a in args], **kw))
     assert "no negative elements" in str(same_error(lambda xp: xp.bincount(xp.asarray([1, -1]))))
+
+
+def test_at_on_a_selection_and_fallback_writes_are_seen():
+    # x[mask] is a lazy selection: at() works on its compressed array, as on NumPy's
+    x = np.arange(8.0)
+    m = x % 3 == 1
+    n_sel = x[m]
+    np.add.at(n_sel, [0, 0], 1.0)
+    hx = hassium.array(x)
+    h_sel = hx[hassium.array(x) % 3 == 1]
+    hassium.add.at(h_sel, [0, 0], 1.0)
+    assert_same(h_sel, n_sel)
+    # a selection taken before a fallback wrote the array keeps the values it was taken at
+    z = (np.arange(6) + 1j).astype(np.complex64)
+    hz = hassium.array(z)
+    sel = hz[hassium.array(np.arange(6) % 2 == 0)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", hassium.FallbackWarning)
+        hassium.add.at(hz, [0, 2], np.int32(5))  # complex128 loop: through NumPy
+    n = z.copy()
+    np.add.at(n, [0, 2], np.int32(5))
+    assert_same(hz, n)
+    assert_same(sel, z[::2])
+
+
+def test_at_python_scalars_are_arrays_as_in_numpy():
+    # NumPy's at() makes a Python scalar an array (not weak): into uint64 an int computes in
+    # float64, into float32 a float in float64; the results are NumPy's either way
+    for a0, value in [(np.zeros(3, np.uint64), 4354685564936845354),
+                      (np.full(3, 16777216, np.float32), 1.0), (np.zeros(3, np.int8), 5),
+                      (np.zeros(3, np.uint8), 255), (np.zeros(3, np.int16), -3)]:
+        for name in AT_UFUNCS:
+            n = a0.copy()
+            getattr(np, name).at(n, [0, 0, 2], value)
+            h = hassium.array(a0)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", hassium.FallbackWarning)
+                getattr(hassium, name).at(h, [0, 0, 2], value)
+            assert_same(h, n)

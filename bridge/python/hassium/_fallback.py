@@ -18,6 +18,7 @@ import warnings
 import numpy as _np
 
 from . import _hassium
+from ._masked import MaskedSelection
 
 
 class FallbackWarning(UserWarning):
@@ -40,16 +41,22 @@ def warn_once(name):
     )
 
 
-def to_numpy(x, seen):
-    """x with every hassium array replaced by a NumPy view of its memory (recursively)."""
+def to_numpy(x, seen, sources=None):
+    """x with every hassium array replaced by a NumPy view of its memory (recursively); the
+    views go to `seen`, the hassium arrays to `sources`. A lazy selection x[mask] is its
+    compressed array."""
+    if type(x) is MaskedSelection:
+        x = x._get()
     if isinstance(x, _hassium.ndarray):
         arr = x._numpy()
         seen.append(arr)
+        if sources is not None:
+            sources.append(x)
         return arr
     if type(x) in (list, tuple):
-        return type(x)(to_numpy(v, seen) for v in x)
+        return type(x)(to_numpy(v, seen, sources) for v in x)
     if type(x) is dict:
-        return {k: to_numpy(v, seen) for k, v in x.items()}
+        return {k: to_numpy(v, seen, sources) for k, v in x.items()}
     return x
 
 
@@ -73,10 +80,16 @@ def _outs(kwargs):
 
 def run(fn, name, args, kwargs, warn=True):
     """fn(*args, **kwargs) on NumPy conversions of the arguments; results wrapped back."""
-    seen = []
-    nargs = to_numpy(args, seen)
-    nkwargs = to_numpy(kwargs, seen)
-    result = fn(*nargs, **nkwargs)
+    seen, sources = [], []
+    nargs = to_numpy(args, seen, sources)
+    nkwargs = to_numpy(kwargs, seen, sources)
+    try:
+        result = fn(*nargs, **nkwargs)
+    finally:
+        # NumPy may have written any of them (out=, np.add.at, np.put, ...): a write, for what
+        # checks that an array is unchanged (lazy selections compressing from the array itself).
+        for a in sources:
+            _hassium._note_written(a)
     if warn:
         warn_once(name)
     out = _outs(kwargs)
@@ -96,9 +109,13 @@ def hook(name, method, args, kwargs):
         arr, margs = args[0], args[1]
         if not isinstance(margs, tuple):
             margs = (margs,)
-        seen = []
-        narr = to_numpy(arr, seen)
-        return run(getattr(narr, name), f"ndarray.{name}", margs, kwargs)
+        seen, sources = [], []
+        narr = to_numpy(arr, seen, sources)
+        try:
+            return run(getattr(narr, name), f"ndarray.{name}", margs, kwargs)
+        finally:
+            for a in sources:  # (a.sort() and other methods write the array itself)
+                _hassium._note_written(a)
     return run(getattr(getattr(_np, name), method), f"{name}.{method}", args, kwargs)
 
 

@@ -345,7 +345,7 @@ class _Flat:
 ndarray.flat = property(lambda self: _Flat(self), doc="A 1-D indexer over the array.")
 
 
-for _name in ("sort", "argsort", "searchsorted", "view", "repeat", "take", "put", "partition",
+for _name in ("sort", "argsort", "searchsorted", "view", "partition",
               "argpartition", "diagonal", "trace", "compress", "choose", "ptp", "tobytes",
               "tofile", "dump", "dumps", "byteswap", "setflags", "getfield", "setfield",
               "resize"):
