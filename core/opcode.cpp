@@ -50,6 +50,8 @@ std::vector<DType> signature_for(const OpInfo& info, DType t, DType out) {
   case SigRule::CSCATTER: return {t, t, DType::INT64, DType::BOOL};
   case SigRule::BASE: return {t};
   case SigRule::SELECT: return {t, DType::BOOL, t, t};
+  case SigRule::ARG: return {DType::INT64, t, DType::INT64};
+  case SigRule::SEARCH: return {DType::INT64, t, t};
   }
   return {};
 }
@@ -59,7 +61,9 @@ int free_type_position(SigRule rule) {
   switch (rule) {
   case SigRule::PRED:
   case SigRule::TO_REAL:
-  case SigRule::CAST: return 1;
+  case SigRule::CAST:
+  case SigRule::ARG:
+  case SigRule::SEARCH: return 1;
   default: return 0;
   }
 }
@@ -134,7 +138,11 @@ std::optional<DType> expected_constant_dtype(Opcode op, int position,
   case SigRule::GATHER:
   case SigRule::SCATTER:
   case SigRule::CSCATTER:
+  case SigRule::ARG:
     if (position >= 2) return signature_for(info, DType::BOOL, DType::BOOL)[size_t(position)];
+    break;
+  case SigRule::SEARCH:
+    if (position == 0) return DType::INT64;
     break;
   case SigRule::RANDOM: return DType::UINT64;
   case SigRule::SELECT:
@@ -148,7 +156,7 @@ std::optional<DType> expected_constant_dtype(Opcode op, int position,
     if (info.rule == SigRule::SAME || (info.rule == SigRule::PRED && i >= 1) ||
         (info.rule == SigRule::REDUCE && i <= 1) || (info.rule == SigRule::GATHER && i <= 1) ||
         ((info.rule == SigRule::SCATTER || info.rule == SigRule::CSCATTER) && i <= 1) ||
-        (info.rule == SigRule::SELECT && i != 1) ||
+        (info.rule == SigRule::SELECT && i != 1) || (info.rule == SigRule::SEARCH && i >= 1) ||
         int(i) == fp)
       t = known[i];
   }

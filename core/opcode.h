@@ -21,7 +21,7 @@ enum class Opcode : uint16_t {
 enum class Family : uint8_t { ELEMENTWISE, REDUCTION, SCAN, GENERATOR, INDEXING, SYSTEM, EXTENSION };
 
 // How operand dtypes relate; the meaning of each is written in core/opcodes.def.
-enum class SigRule : uint8_t { SAME, PRED, TO_REAL, CAST, REDUCE, GEN, RANDOM, GATHER, SCATTER, CSCATTER, BASE, SELECT };
+enum class SigRule : uint8_t { SAME, PRED, TO_REAL, CAST, REDUCE, GEN, RANDOM, GATHER, SCATTER, CSCATTER, BASE, SELECT, ARG, SEARCH };
 
 struct OpInfo {
   Opcode op;

@@ -280,7 +280,8 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
     }
     // A reduction's or scan's axis shapes its loops (which blocks are fusible, the kernel):
     // it is structure, not data, so its value is in the key.
-    if (ins.info().rule == SigRule::REDUCE && ins.operands.size() > 2 && ins.is_constant(2))
+    if ((ins.info().rule == SigRule::REDUCE || ins.info().rule == SigRule::ARG) &&
+        ins.operands.size() > 2 && ins.is_constant(2))
       k.put<int64_t>(ins.axis());
   }
   // The size class: which power of 16 the bytes per compute instruction are in. A partition

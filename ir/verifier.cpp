@@ -57,6 +57,12 @@ std::vector<Position> positions(const OpInfo& info, size_t n) {
             {Kind::EITHER, "the input", Overlap::DISJOINT},
             {Kind::VIEW, "the index", Overlap::DISJOINT},
             {Kind::VIEW, "the mask", Overlap::DISJOINT}};
+  case SigRule::ARG:
+    return {out, {Kind::VIEW, "the input", Overlap::DISJOINT}, {Kind::CONSTANT, "the axis"}};
+  case SigRule::SEARCH:
+    return {out,
+            {Kind::VIEW, "the sorted array", Overlap::DISJOINT},
+            {Kind::VIEW, "the values", Overlap::DISJOINT}};
   default:
     break;
   }
@@ -172,7 +178,9 @@ int64_t checked_axis(const Instruction& ins) {
   int nd = ins.view(1).ndim();
   if (nd == 0)
     reject("the input is 0-d: there is no axis to " +
-           std::string(ins.info().family == Family::SCAN ? "scan" : "reduce"));
+           std::string(ins.info().family == Family::SCAN        ? "scan"
+                       : ins.info().family == Family::EXTENSION ? "sort"
+                                                                : "reduce"));
   if (axis < 0 || axis >= nd)
     reject("axis " + std::to_string(axis) + " is out of range for a " + std::to_string(nd) +
            "-d input (valid: 0.." + std::to_string(nd - 1) + ")");
@@ -190,7 +198,8 @@ void check_shapes(const Instruction& ins, const std::vector<Position>& pos) {
   case SigRule::REDUCE: {
     int64_t axis = checked_axis(ins);
     const View& in = ins.view(1);
-    if (info.family == Family::SCAN) return require_shape(ins, pos, 0, in.shape, "the input");
+    if (info.family != Family::REDUCTION) // scans and SORT keep the shape
+      return require_shape(ins, pos, 0, in.shape, "the input");
     Dims want = in.shape;
     want.erase(want.begin() + axis);
     if (ins.out().shape != want)
@@ -201,6 +210,14 @@ void check_shapes(const Instruction& ins, const std::vector<Position>& pos) {
   }
   case SigRule::GATHER:
     return require_shape(ins, pos, 2, ins.out().shape, "the output");
+  case SigRule::ARG:
+    checked_axis(ins);
+    return require_shape(ins, pos, 0, ins.view(1).shape, "the input");
+  case SigRule::SEARCH:
+    if (ins.view(1).ndim() != 1)
+      reject(std::string(info.name) + " needs a 1-d sorted array, " + operand_name(pos, 1) +
+             " has shape " + dims_text(ins.view(1).shape));
+    return require_shape(ins, pos, 0, ins.view(2).shape, "the values");
   case SigRule::SCATTER:
   case SigRule::CSCATTER:
     require_shape(ins, pos, 1, ins.view(2).shape, "the index");

@@ -148,6 +148,28 @@ void bind_functions(py::module_& m) {
     return wrap(std::move(out));
   });
   m.def("_take_mask", &take_mask);
+  // The sorting extensions (ve/cpu/sorting.cpp; NumPy's order, stable, NaN last) along a
+  // normalized axis: a sorted copy, or the array sorted in place (a.sort()).
+  m.def("_sort", [](const Array& a, int64_t axis, bool in_place) -> py::object {
+    const Array out = in_place ? a : new_array(a.dtype(), a.shape());
+    if (out.size() > 0) record(Opcode::SORT, {out.view, a.view, Scalar::of_int(axis)});
+    if (in_place) return py::none();
+    return wrap(out);
+  });
+  m.def("_argsort", [](const Array& a, int64_t axis) {
+    Array out = new_array(DType::INT64, a.shape());
+    if (out.size() > 0) record(Opcode::ARGSORT, {out.view, a.view, Scalar::of_int(axis)});
+    return wrap(std::move(out));
+  });
+  // np.searchsorted(sorted, v, side) of a 1-d sorted array and values of its dtype.
+  m.def("_searchsorted", [](const Array& sorted, const Array& v, bool right) {
+    Array out = new_array(DType::INT64, v.shape());
+    out.scalar = v.scalar;
+    if (out.size() > 0)
+      record(right ? Opcode::SEARCHSORTED_RIGHT : Opcode::SEARCHSORTED_LEFT,
+             {out.view, sorted.view, v.view});
+    return wrap(std::move(out));
+  });
   m.def(
       "config_value",
       [](const std::string& section, const std::string& key) {

@@ -101,9 +101,19 @@ Instruction example(Program& prog, Opcode op, const std::vector<DType>& sig, siz
     ops.emplace_back(View::whole(base(sig[0], 10)));
     break;
   case Family::EXTENSION:
-    add_view(0, {2, 4});
-    add_view(1, {2, 3});
-    add_view(2, {3, 4});
+    if (info.rule == SigRule::REDUCE || info.rule == SigRule::ARG) { // SORT, ARGSORT
+      add_view(0, {2, 3});
+      add_view(1, {2, 3});
+      ops.emplace_back(Scalar::of_int(1));
+    } else if (info.rule == SigRule::SEARCH) {
+      add_view(0, {2, 3});
+      add_view(1, {5});
+      add_view(2, {2, 3});
+    } else { // MATMUL
+      add_view(0, {2, 4});
+      add_view(1, {2, 3});
+      add_view(2, {3, 4});
+    }
     break;
   default:
     for (size_t i = 0; i < sig.size(); ++i) {

@@ -40,6 +40,9 @@ TEST_CASE("valid instructions of every family pass") {
                      "SCATTER A, 0, I{0;5;1}\n"
                      "COND_SCATTER A, B{0;5;1}, I{0;5;1}, M{0;5;1}\n"
                      "MATMUL A{0;2,2;2,1}, B{0;2,3;3,1}, B{6;3,2;2,1}\n"
+                     "SORT A{0;3,4;4,1}, A{0;3,4;4,1}, 1\n"
+                     "ARGSORT I{0;2,3;3,1}, B{0;2,3;3,1}, 0\n"
+                     "SEARCHSORTED_LEFT I{0;2,2;2,1}, A{0;5;1}, B{0;2,2;2,1}\n"
                      "ADD B{11;12;-1}, B{11;12;-1}, A{0;12;1}\n"
                      "SYNC A\n"
                      "FREE A\n") == "");
@@ -118,6 +121,19 @@ TEST_CASE("verifier messages name the file line, the instruction and what is wro
                     "(2, 3) and (2, 2) into (2, 2)"},
     {"MATMUL A, B, B", "v.hsb:7: instruction 1 `MATMUL A, B, B`: MATMUL needs 2-d operands, "
                     "operand 1 (the output) has shape (12,)"},
+    {"SORT A{0;2,4;4,1}, A{1;2,4;4,1}, 1", "v.hsb:7: instruction 1 "
+                    "`SORT A{0;2,4;4,1}, A{1;2,4;4,1}, 1`: operand 2 (the input) `A{1;2,4;4,1}` "
+                    "overlaps the output `A{0;2,4;4,1}` without being identical to it "
+                    "(not data-parallel: copy it first)"},
+    {"ARGSORT I{0;2,3;3,1}, B{0;3,2;2,1}, 0", "v.hsb:7: instruction 1 "
+                    "`ARGSORT I{0;2,3;3,1}, B{0;3,2;2,1}, 0`: shape mismatch: operand 1 (the "
+                    "output) has shape (2, 3), the input has shape (3, 2)"},
+    {"ARGSORT I{0;2,3;3,1}, B{0;2,3;3,1}, 2", "v.hsb:7: instruction 1 "
+                    "`ARGSORT I{0;2,3;3,1}, B{0;2,3;3,1}, 2`: axis 2 is out of range for a 2-d "
+                    "input (valid: 0..1)"},
+    {"SEARCHSORTED_RIGHT I{0;4;1}, B{0;2,2;2,1}, A{0;4;1}", "v.hsb:7: instruction 1 "
+                    "`SEARCHSORTED_RIGHT I{0;4;1}, B{0;2,2;2,1}, A{0;4;1}`: SEARCHSORTED_RIGHT "
+                    "needs a 1-d sorted array, operand 2 (the sorted array) has shape (2, 2)"},
     {"RANDOM U, U, 2", "v.hsb:7: instruction 1 `RANDOM U, U, 2`: operand 2 (the seed) must be "
                     "a constant, found view `U`"},
     {"FREE A\nADD B, B, A", "v.hsb:8: instruction 2 `ADD B, B, A`: base `A` is used after its "

@@ -24,7 +24,7 @@ views kept as arrays of their own; slicing with negative steps; boolean masks (g
 gathers and scatters with integer index arrays of several dtypes; reductions and scans over every
 axis; where; clip; casts; reshape/ravel; matmul and dot; concatenate/stack; ufunc.at of add,
 subtract, multiply, minimum, maximum at repeated positions; diff, tile, repeat, take, pad (every
-mode hassium records), isin; Python scalars read
+mode hassium records), isin; sort, stable argsort, searchsorted, unique; Python scalars read
 back (item, float, int, bool, complex) and used as operands; flushes in between. A statement
 NumPy rejects (TypeError, OverflowError, ...) stays in the program as a check that hassium
 raises the same builtin exception type.
@@ -972,14 +972,27 @@ class Resolver:
         self.emit(f"np.{f}.at({a.name}, {key}, {value})")
 
     def op_compose(self, k):
-        """Functions made of views, copies, gathers: diff, tile, repeat, take, pad, isin."""
+        """Functions made of views, copies, gathers, sorts: diff, tile, repeat, take, pad, isin,
+        sort, argsort, searchsorted, unique."""
         a = self.pick(k, lambda s: len(s.shape) > 0)
         if a is None:
             return
         nd = len(a.shape)
         ax = k(nd)
-        form = k(6)
-        if form == 0:
+        form = k(10)
+        sortable = _kind(a.dtype) != "c"
+        if form >= 6 and not sortable:
+            form = k(6)
+        if form == 6:
+            e = f"np.sort({a.name}, axis={ax})"
+        elif form == 7:
+            e = f"np.argsort({a.name}, axis={ax}, kind='stable')"  # (quicksort: ties open)
+        elif form == 8:
+            e = f"np.searchsorted(np.sort({a.name}, axis=None), {a.name}[::-1], " \
+                f"side='{['left', 'right'][k(2)]}')"
+        elif form == 9:
+            e = f"np.unique({a.name}, return_counts=True)[{k(2)}]"
+        elif form == 0:
             e = f"np.diff({a.name}, n={1 + k(2)}, axis={ax})"
         elif form == 1:
             e = f"np.tile({a.name}, {tuple(1 + k(2) for _ in range(1 + k(nd + 1)))})"

@@ -107,6 +107,12 @@ def _run(op, ops):
         getattr(np, op[:-3].lower()).at(out, np.unravel_index(idx, out.shape), ops[1].reshape(-1))
     elif op == "WHERE":
         np.copyto(out, np.where(ops[1], ops[2], ops[3]), casting="unsafe")
+    elif op in ("SORT", "ARGSORT"):
+        f = np.sort if op == "SORT" else np.argsort
+        np.copyto(out, f(ops[1], axis=int(ops[2]), kind="stable"), casting="unsafe")
+    elif op.startswith("SEARCHSORTED_"):
+        side = op.rsplit("_", 1)[1].lower()
+        np.copyto(out, np.searchsorted(ops[1], ops[2], side=side), casting="unsafe")
     elif op == "MATMUL":
         np.matmul(ops[1], ops[2], out=out)
     elif op in ("FREE", "SYNC"):

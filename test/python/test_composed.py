@@ -165,3 +165,27 @@ def test_tensordot():
         h = hassium.tensordot(hassium.array(a), hassium.array(b), axes=axes)
         assert_same(h, n, rtol=1e-13)  # BLAS blocking may add in another order
     same_error(lambda xp: xp.tensordot(xp.asarray(a), xp.asarray(b), axes=([0], [0])))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int32", "float64", "complex128"])
+@pytest.mark.parametrize("shape", [(7,), (3, 4), (2, 3, 4), (2, 1, 3), (0, 3), (1,), (5, 1)])
+def test_nonzero_family(dtype, shape):
+    rng = np.random.default_rng(5)
+    a = (rng.integers(0, 3, shape) * rng.standard_normal(shape)).astype(dtype)
+    if dtype == "float64" and a.size:
+        a.flat[0] = np.nan  # nonzero
+    check(lambda xp, x: xp.nonzero(x), a)
+    check(lambda xp, x: x.nonzero(), a)
+    check(lambda xp, x: xp.flatnonzero(x), a)
+    check(lambda xp, x: xp.argwhere(x), a)
+    check(lambda xp, x: x[xp.nonzero(x)], a)
+
+
+def test_nonzero_of_computed_values_and_0d():
+    a = np.arange(24.0).reshape(4, 6)
+    check(lambda xp, x: xp.nonzero(x % 5 == 0), a)
+    check(lambda xp, x: xp.argwhere(x > 100), a)  # none
+    same_error(lambda xp: xp.nonzero(xp.asarray(1.0)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", hassium.FallbackWarning)
+        check(lambda xp, x: xp.argwhere(x), np.array(2.0))

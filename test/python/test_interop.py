@@ -148,21 +148,21 @@ def test_broadcast_error_message_matches_numpy():
 def test_fallback_function_warns_once_and_can_be_silenced():
     n = np.array([3.0, 1.0, 2.0])
     h = hassium.array(n)
-    hassium._fallback._warned.discard("sort")
+    hassium._fallback._warned.discard("convolve")
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
-        r1 = hassium.sort(h)
-        r2 = hassium.sort(h * 2)
+        r1 = hassium.convolve(h, [1.0, 2.0])
+        r2 = hassium.convolve(h * 2, [1.0, 2.0])
     fw = [x for x in w if issubclass(x.category, hassium.FallbackWarning)]
-    assert len(fw) == 1 and "numpy.sort" in str(fw[0].message)
-    assert_same(r1, np.sort(n))
-    assert_same(r2, np.sort(n * 2))
-    hassium._fallback._warned.discard("sort")
+    assert len(fw) == 1 and "numpy.convolve" in str(fw[0].message)
+    assert_same(r1, np.convolve(n, [1.0, 2.0]))
+    assert_same(r2, np.convolve(n * 2, [1.0, 2.0]))
+    hassium._fallback._warned.discard("convolve")
     hassium._fallback.enabled[0] = False
     try:
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
-            hassium.sort(h)
+            hassium.convolve(h, [1.0, 2.0])
         assert not [x for x in w if issubclass(x.category, hassium.FallbackWarning)]
     finally:
         hassium._fallback.enabled[0] = True

@@ -336,6 +336,32 @@ def matmul_case():
     return [p]
 
 
+def sorting_case(op):
+    """SORT and ARGSORT along both axes of a strided 2-d view, SEARCHSORTED of every value of
+    the pool (NaN, infinities, ties) in the sorted pool, on every dtype."""
+    p = Program("op_" + op, "%s on every dtype, NaN last, ties in order" % op)
+    for dt in OPS[op].types:
+        vals = (pool(dt) * 12)[:12]
+        if op in ("SORT", "ARGSORT"):
+            src = p.array("s_" + dt, dt, vals[::-1] + vals[:4])
+            out_dt = dt if op == "SORT" else "int64"
+            for axis in (0, 1):
+                o = p.base("o%d_%s" % (axis, dt), out_dt, 12)
+                p.instr(op, o.shaped((3, 4)), src.view(15, (3, 4), (-4, -1)), Const(axis, "int64"))
+                p.sync(o)
+            p.free(src)
+        else:
+            ordered = sorted(set(range(len(vals))), key=lambda i: (vals[i] != vals[i], vals[i]))
+            a = p.array("a_" + dt, dt, [vals[i] for i in ordered])
+            v = p.array("v_" + dt, dt, vals)
+            o = p.base("o_" + dt, "int64", 12)
+            p.instr(op, o.shaped((3, 4)), a, v.view(0, (3, 4), (4, 1)))
+            p.free(a)
+            p.free(v)
+            p.sync(o)
+    return [p]
+
+
 def system_case():
     """FREE and SYNC of every dtype, on their own."""
     p = Program("op_SYSTEM", "FREE and SYNC of a base of every dtype")
@@ -788,6 +814,8 @@ def all_cases():
             cases += reduction_case(name)
         elif info.family == "INDEXING":
             cases += indexing_case(name)
+        elif info.family == "EXTENSION" and name != "MATMUL":
+            cases += sorting_case(name)
     cases += range_case() + matmul_case() + system_case() + random_case() + views_case()
     cases.append(fused_sum_exp())
     return cases + error_cases() + programs()

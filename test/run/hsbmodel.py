@@ -67,6 +67,10 @@ class OpInfo:
                 sigs.append([t, t, "int64", "bool"])
             elif r == "SELECT":
                 sigs.append([t, "bool", t, t])
+            elif r == "ARG":
+                sigs.append(["int64", t, "int64"])
+            elif r == "SEARCH":
+                sigs.append(["int64", t, t])
         return sigs
 
 
@@ -339,6 +343,13 @@ class Program:
             flat = self.mem[out.base.name]
             assert self.written[out.base.name][pos].all(), "accumulating into unwritten memory"
             getattr(np, op[:-3].lower()).at(flat, pos, vals.astype(flat.dtype))
+        elif op in ("SORT", "ARGSORT"):
+            x, axis = self._read(ins[0]), int(ins[1].value)
+            f = np.sort if op == "SORT" else np.argsort
+            self._write(out, f(x, axis=axis, kind="stable"))
+        elif op.startswith("SEARCHSORTED_"):
+            a, v = self._read(ins[0]), self._read(ins[1])
+            self._write(out, np.searchsorted(a, v, side=op.rsplit("_", 1)[1].lower()))
         elif op == "MATMUL":
             a, b = self._read(ins[0]), self._read(ins[1])
             res = np.matmul(a, b)

@@ -1,5 +1,6 @@
 // CpuEngine: per block, plan -> kernel (memory cache, else compile or load from disk) -> launch;
-// MATMUL blocks go to BLAS. Kernel errors (bad indices, negative integer powers) become UserErrors.
+// MATMUL blocks go to BLAS, the sorting extensions to ve/cpu/sorting.cpp. Kernel errors (bad
+// indices, negative integer powers) become UserErrors.
 #include "ve/cpu/cpu_engine.h"
 
 #include <chrono>
@@ -17,6 +18,7 @@
 #include "ve/cpu/object_cache.h"
 #include "ve/cpu/openmp.h"
 #include "ve/cpu/parallel_choice.h"
+#include "ve/cpu/sorting.h"
 
 namespace hassium {
 
@@ -106,9 +108,13 @@ public:
     if (first.info().family == Family::EXTENSION) {
       HS_INTERNAL_ASSERT(block.instrs.size() == 1)
           << op_name(first.op) << " must be alone in its block";
-      // Resolved at the first product, when a Python program has NumPy's BLAS loaded.
-      if (!blas_) blas_ = &cpu::blas(options_.blas);
-      run_matmul(first, *blas_);
+      if (first.op == Opcode::MATMUL) {
+        // Resolved at the first product, when a Python program has NumPy's BLAS loaded.
+        if (!blas_) blas_ = &cpu::blas(options_.blas);
+        run_matmul(first, *blas_);
+      } else {
+        run_sorting(first, threads_);
+      }
     } else if (block.state && *block.state) {
       // The same structure as the block that left this state: bind and run its kernel.
       auto& state = static_cast<BlockState&>(**block.state);

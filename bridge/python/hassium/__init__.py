@@ -44,6 +44,8 @@ from ._functions import (all, amax, amin, any, argmax, argmin, around, array_equ
                          reshape, result_type, roll, round, row_stack, shape, size, squeeze, stack, std, sum,
                          swapaxes, transpose, tril, triu, var, vdot, vstack, where)
 from ._histograms import bincount, histogram
+from ._selection import argwhere, flatnonzero, nonzero
+from ._sorting import argsort, searchsorted, sort, unique
 from ._composed import (broadcast_arrays, diff, isin, logspace, meshgrid, pad, put, put_along_axis,
                         repeat, take, take_along_axis, tensordot, tile)
 from . import linalg, random  # noqa: E402

@@ -277,11 +277,6 @@ def dot(self, b, out=None):
     return dot(self, b) if out is None else dot(self, b, out=out)
 
 
-@_method
-def nonzero(self):
-    return _fallback.hook("nonzero", "method", (self, ()), {})
-
-
 def _array_ufunc_general(self, ufunc, method, *inputs, **kwargs):
     """ndarray.__array_ufunc__ where the C++ method (ufunc.cpp, install_array_ufunc) does not
     record the plain call itself: other methods, keywords, ufuncs hassium does not have."""
@@ -345,7 +340,7 @@ class _Flat:
 ndarray.flat = property(lambda self: _Flat(self), doc="A 1-D indexer over the array.")
 
 
-for _name in ("sort", "argsort", "searchsorted", "view", "partition",
+for _name in ("view", "partition",
               "argpartition", "diagonal", "trace", "compress", "choose", "ptp", "tobytes",
               "tofile", "dump", "dumps", "byteswap", "setflags", "getfield", "setfield",
               "resize"):
