@@ -201,3 +201,22 @@ def test_numpy_names_pass_through():
     assert hassium.pi == np.pi
     with pytest.raises(AttributeError):
         hassium.no_such_function_anywhere
+
+
+def test_fallback_report_counts_every_fallback(tmp_path):
+    # [python] fallback_report: at exit, each function's fallback count as JSON (the census)
+    import json
+    import os
+    import subprocess
+    import sys
+
+    report = tmp_path / "fallbacks.json"
+    code = ("import hassium as np\n"
+            "a = np.arange(5.0)\n"
+            "for _ in range(3):\n"
+            "    np.convolve(a, [1.0, 2.0])\n"
+            "np.sort(a)\n")  # recorded: not a fallback
+    env = dict(os.environ, HASSIUM_PYTHON_FALLBACK_REPORT=str(report),
+               HASSIUM_PYTHON_FALLBACK_WARNINGS="0")
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120)
+    assert json.loads(report.read_text()) == {"convolve": 3}

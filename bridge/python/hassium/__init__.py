@@ -83,6 +83,12 @@ def _at_exit():
         flush()
     finally:
         _hassium._set_shutting_down()
+        report = _hassium.config_value("python", "fallback_report")
+        if report:
+            import json
+
+            with open(report, "w") as f:
+                json.dump(_fallback.counts, f, indent=1, sort_keys=True)
 
 
 import atexit as _atexit  # noqa: E402

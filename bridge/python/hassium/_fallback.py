@@ -27,6 +27,7 @@ class FallbackWarning(UserWarning):
 
 _warned = set()
 enabled = [True]  # set from the configuration by hassium/__init__.py
+counts = {}  # fallbacks per function name, this process ([python] fallback_report writes them)
 
 
 def warn_once(name):
@@ -80,6 +81,7 @@ def _outs(kwargs):
 
 def run(fn, name, args, kwargs, warn=True):
     """fn(*args, **kwargs) on NumPy conversions of the arguments; results wrapped back."""
+    counts[name] = counts.get(name, 0) + 1
     seen, sources = [], []
     nargs = to_numpy(args, seen, sources)
     nkwargs = to_numpy(kwargs, seen, sources)
