@@ -4,13 +4,14 @@ in one call (two hassium arrays of 1 or 2 dims) and the general path around them
 import itertools
 import os
 import operator
+import warnings
 
 import numpy as np
 import pytest
 
 import hassium
 from hassium import _hassium
-from helpers import assert_same
+from helpers import assert_same, same_error
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float32", "float64", "complex64", "complex128"]
@@ -292,3 +293,21 @@ def test_blas_threads_spin_briefly_under_passive_wait():
     assert run(code, HASSIUM_CPU_WAIT_POLICY="active")[0] == "None"
     assert run(code, OPENBLAS_THREAD_TIMEOUT="9")[0] == "b'9'"
     assert run("import numpy\n" + code)[0] == "None"  # NumPy's BLAS was running already
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "complex128"])
+def test_a_stack_of_matrices_times_a_matrix_is_recorded(dtype):
+    # (..., m, k) @ (k, n): NPBench's doitgen, (NR, NQ, 1, NP) @ (NP, NP); one product of the
+    # stack's rows, no fallback
+    rng = np.random.default_rng(7)
+    a = (rng.standard_normal((3, 4, 2, 5)) * 3).astype(dtype)
+    b = (rng.standard_normal((5, 6)) * 3).astype(dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", hassium.FallbackWarning)
+        for x in (a, a[:, ::2], a[..., ::-1, :]):
+            h = hassium.array(x) @ hassium.array(b)
+            assert isinstance(h, hassium.ndarray)
+            assert_same(h, x @ b, rtol=1e-5 if dtype == "float32" else 1e-12)
+            assert_same(hassium.matmul(hassium.array(x), hassium.array(b)), x @ b,
+                        rtol=1e-5 if dtype == "float32" else 1e-12)
+    same_error(lambda xp: xp.asarray(a) @ xp.asarray(b[:4]))

@@ -439,6 +439,10 @@ def _matmul(a, b, /, out=None, **kwargs):
     a, b = _arr(a), _arr(b)
     # None: more dims, a bool product, or a NumPy array of a dtype hassium does not hold
     res = _hassium.product(a, b, "matmul")
+    if res is None and a.ndim > 2 and b.ndim == 2 and a.shape[-1] == b.shape[0]:
+        # a stack of matrices times one matrix: the stack's rows are one matrix's rows
+        rows = _hassium.product(a.reshape(-1, a.shape[-1]), b, "matmul")
+        res = None if rows is None else rows.reshape(a.shape[:-1] + (b.shape[1],))
     if res is None:
         return _fallback.run(_np.matmul, "matmul", (a, b), {} if out is None else {"out": out})
     if out is not None:
