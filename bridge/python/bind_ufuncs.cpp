@@ -71,7 +71,7 @@ void bind_ufuncs(py::module_& m) {
         return ufunc_at(*u.def, a, indices, b);
       },
       py::arg("a"), py::arg("indices"), py::arg("b") = py::none());
-  for (const char* method : {"outer", "reduceat"}) {
+  for (const char* method : {"reduceat"}) { // (outer: hassium/_composed.py)
     cls.def(method, [method](const UfuncObject& u, py::args args, py::kwargs kw) {
       return call_fallback(u.def->name, method, args, kw);
     });

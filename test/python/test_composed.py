@@ -189,3 +189,23 @@ def test_nonzero_of_computed_values_and_0d():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", hassium.FallbackWarning)
         check(lambda xp, x: xp.argwhere(x), np.array(2.0))
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "maximum", "less", "divide"])
+def test_ufunc_outer(name):
+    a, b = data((3, 2), "float64"), data(4, "float64", seed=1)
+    check(lambda xp, x, y: getattr(xp, name).outer(x, y), a, b)
+    check(lambda xp, x, y: getattr(xp, name).outer(x, y), data(5, "int32"), data(2, "int32", 3))
+    check(lambda xp, x: getattr(xp, name).outer(x, 2.0), a)
+
+
+def test_cov():
+    m = data((4, 30), "float64")
+    for kw in [{}, dict(rowvar=False), dict(bias=True), dict(ddof=3), dict(dtype=np.float32)]:
+        x = m if not kw.get("rowvar") is False else m.T
+        assert_same(hassium.cov(hassium.array(x), **kw), np.cov(x, **kw), rtol=1e-5)
+    assert_same(hassium.cov(hassium.array(m[0])), np.cov(m[0]))
+    assert_same(hassium.cov(hassium.array(m[0]), hassium.array(m[1])), np.cov(m[0], m[1]))
+    z = data((3, 10), "float64") + 1j * data((3, 10), "float64", seed=2)
+    assert_same(hassium.cov(hassium.array(z)), np.cov(z))
+    assert_same(hassium.cov(hassium.array(data((3, 10), "int64"))), np.cov(data((3, 10), "int64")))

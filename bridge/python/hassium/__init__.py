@@ -46,8 +46,8 @@ from ._functions import (all, amax, amin, any, argmax, argmin, around, array_equ
 from ._histograms import bincount, histogram
 from ._selection import argwhere, flatnonzero, nonzero
 from ._sorting import argsort, searchsorted, sort, unique
-from ._composed import (broadcast_arrays, diff, isin, logspace, meshgrid, pad, put, put_along_axis,
-                        repeat, take, take_along_axis, tensordot, tile)
+from ._composed import (broadcast_arrays, cov, diff, isin, logspace, meshgrid, pad, put,
+                        put_along_axis, repeat, take, take_along_axis, tensordot, tile)
 from . import linalg, random  # noqa: E402
 
 __version__ = "0.1.0"

@@ -352,6 +352,56 @@ def tensordot(a, b, axes=2):
     return res.reshape(olda + oldb)
 
 
+# --- ufunc.outer and cov ------------------------------------------------------------------------
+
+def _ufunc_outer(self, A, B, /, **kwargs):
+    """ufunc.outer(A, B): op(A[..., None, ...], B), A's axes first (a broadcast: it fuses)."""
+    if kwargs or self.nin != 2:
+        return _fallback.run(getattr(getattr(_np, self.__name__), "outer"),
+                             f"{self.__name__}.outer", (A, B), kwargs)
+    A, B = _arr(A), _arr(B)
+    return self(A.reshape(A.shape + (1,) * B.ndim), B)
+
+
+_hassium.ufunc.outer = _ufunc_outer
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
+        dtype=None):
+    if fweights is not None or aweights is not None or (ddof is not None and ddof != int(ddof)):
+        return _through_numpy("cov", m, y, rowvar, bias, ddof, fweights, aweights, dtype=dtype)
+    m = _arr(m)
+    if m.ndim > 2 or m.dtype.kind not in "biufc":
+        return _through_numpy("cov", m, y, rowvar, bias, ddof, dtype=dtype)
+    dtype = _np.result_type(m.dtype, _np.float64) if dtype is None else _np.dtype(dtype)
+    X = m.astype(dtype)  # NumPy's array(m, ndmin=2, dtype=dtype): a copy it then centres
+    if X.ndim < 2:
+        X = X.reshape((1,) * (2 - X.ndim) + X.shape)
+    if not rowvar and X.shape[0] != 1:
+        X = X.T
+    if X.shape[0] == 0:
+        return empty((0, 0), dtype)
+    if y is not None:
+        y = _arr(y).astype(dtype)
+        if y.ndim < 2:
+            y = y.reshape((1,) * (2 - y.ndim) + y.shape)
+        if not rowvar and y.shape[0] != 1:
+            y = y.T
+        X = concatenate((X, y), axis=0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    fact = X.shape[1] - ddof
+    if fact <= 0:
+        import warnings
+
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+        fact = 0.0
+    X = _uf["subtract"](X, X.mean(axis=1).reshape(-1, 1))
+    c = dot(X, _uf["conjugate"](X.T) if X.dtype.kind == "c" else X.T)
+    c *= _np.true_divide(1, fact)  # in place: c keeps its dtype, as NumPy's
+    return c.squeeze()
+
+
 # The ndarray methods of the same names.
 ndarray.repeat = lambda self, repeats, axis=None: repeat(self, repeats, axis)
 ndarray.take = lambda self, indices, axis=None, out=None, mode="raise": take(self, indices, axis,
