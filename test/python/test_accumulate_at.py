@@ -185,12 +185,26 @@ def test_histogram_errors_and_other_bins():
     same_error(lambda xp: xp.histogram(xp.asarray(a), 0))
     same_error(lambda xp: xp.histogram(xp.asarray(a), 5, range=(3, 1)))
     same_error(lambda xp: xp.histogram(xp.asarray(np.array([1.0, np.nan])), 5))
-    # explicit edges and estimators run through NumPy, with its values
-    for bins in ([0, 2, 5, 10], "auto"):
-        h, e = hassium.histogram(hassium.array(a), bins)
-        n, ne = np.histogram(a, bins)
-        assert_same(h, n)
-        assert_same(e, ne)
+    # estimators run through NumPy, with its values
+    h, e = hassium.histogram(hassium.array(a), "auto")
+    n, ne = np.histogram(a, "auto")
+    assert_same(h, n)
+    assert_same(e, ne)
+    same_error(lambda xp: xp.histogram(xp.asarray(a), [0, 5, 2]))
+
+
+@pytest.mark.parametrize("dtype", HIST_DTYPES)
+def test_histogram_with_edges(dtype, no_fallback):
+    a = hist_data(dtype, 5000)
+    if a.dtype.kind == "f":
+        a[::97] = np.nan  # never counted
+    for bins in ([-50, -3, 0, 0.5, 7, 120], np.linspace(-100, 100, 41), [0, 10, 10, 20],
+                 np.array([1, 2], dtype=dtype)):
+        for density in (None, True):
+            n_hist, n_edges = np.histogram(a, bins, density=density)
+            h_hist, h_edges = hassium.histogram(hassium.array(a), bins, density=density)
+            assert_same(h_hist, n_hist, exact=not density)
+            assert_same(h_edges, n_edges, exact=True)
 
 
 @pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "uint64", "bool"])

@@ -153,6 +153,14 @@ def test_isin(dtype):
     check(lambda xp, e: xp.isin(e, []), el)
     f = np.array([np.nan, 0.0, -0.0, 1.0])
     check(lambda xp, e, t: xp.isin(e, t), f, np.array([np.nan, 0.0]))
+    # past 2**24 comparisons: a search in the sorted test elements
+    big = data(5000, dtype, seed=3)
+    many = data(4000, dtype, seed=4)
+    if np.dtype(dtype).kind == "f":
+        big[::13], many[::17], many[1::19] = np.nan, np.nan, -0.0
+    check(lambda xp, e, t: xp.isin(e, t), big, many)
+    check(lambda xp, e, t: xp.isin(e, t, invert=True), big.reshape(50, 100), many)
+    check(lambda xp, e, t: xp.isin(e, t), big.astype(np.int64), many.astype(np.float64) + 0.5)
 
 
 def test_tensordot():

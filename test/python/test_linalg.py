@@ -311,3 +311,36 @@ def test_a_stack_of_matrices_times_a_matrix_is_recorded(dtype):
             assert_same(hassium.matmul(hassium.array(x), hassium.array(b)), x @ b,
                         rtol=1e-5 if dtype == "float32" else 1e-12)
     same_error(lambda xp: xp.asarray(a) @ xp.asarray(b[:4]))
+
+
+def test_bool_products_are_recorded():
+    rng = np.random.default_rng(3)
+    a, b, v = rng.random((3, 4)) > 0.5, rng.random((4, 5)) > 0.5, rng.random(4) > 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", hassium.FallbackWarning)
+        for x, y in [(a, b), (v, b), (a, v), (v, v)]:
+            for name in ["matmul", "dot"]:
+                assert_same(getattr(hassium, name)(hassium.array(x), hassium.array(y)),
+                            getattr(np, name)(x, y))
+        assert_same(hassium.array(a) @ hassium.array(b), a @ b)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_a_matrix_times_its_transpose_is_numpys_syrk(dtype):
+    # X @ X.T and X.T @ X: NumPy calls BLAS syrk (upper triangle, mirrored); so does the engine,
+    # so the values are NumPy's bits (gemm's would differ in the last bits)
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((70, 130))
+    if dtype.startswith("complex"):
+        x = x + 1j * rng.standard_normal((70, 130))
+    x = x.astype(dtype)
+    h = hassium.array(x)
+    for hp, n in [(h @ h.T, x @ x.T), (h.T @ h, x.T @ x), (hassium.dot(h, h.T), np.dot(x, x.T)),
+                  (h[:, 3:90] @ h[:, 3:90].T, x[:, 3:90] @ x[:, 3:90].T)]:
+        got = np.asarray(hp)
+        assert got.dtype == n.dtype and got.shape == n.shape
+        np.testing.assert_array_equal(got, n)
+        np.testing.assert_array_equal(got, got.T)  # the mirrored triangle
+    # not a transpose of the same memory: gemm (NumPy's values to rounding)
+    assert_same(h[1:] @ h[:-1].T, x[1:] @ x[:-1].T,
+                rtol=1e-4 if dtype in ("float32", "complex64") else 1e-12)

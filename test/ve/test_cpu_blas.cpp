@@ -53,6 +53,23 @@ template <typename T> void check_gemv(const Blas& b) {
     REQUIRE(y[size_t(j)] == want);
   }
 }
+// The upper triangle of C = op(A) op(A)^T through syrk against the plain loop (the lower one
+// untouched), A stored n x k (op = identity) or k x n (op = transpose).
+template <typename T> void check_syrk(const Blas& b, bool trans) {
+  const int64_t n = 4, k = 3;
+  std::vector<T> a(static_cast<size_t>(n * k)), c(static_cast<size_t>(n * n), T(-7));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = T(int(i % 7) - 3);
+  auto elem = [&](int64_t i, int64_t q) { // op(A)(i, q)
+    return a[size_t(trans ? q * n + i : i * k + q)];
+  };
+  REQUIRE(blas_syrk<T>(b, trans, n, k, a.data(), trans ? n : k, c.data(), n));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      T want(0);
+      for (int64_t q = 0; q < k; ++q) want += elem(i, q) * elem(j, q);
+      REQUIRE(c[size_t(i * n + j)] == (j >= i ? want : T(-7)));
+    }
+}
 } // namespace
 
 TEST_CASE("[cpu] blas: auto or linked, anything else named", "[ve][cpu][blas]") {
@@ -62,7 +79,7 @@ TEST_CASE("[cpu] blas: auto or linked, anything else named", "[ve][cpu][blas]") 
                       Catch::Contains("'mkl'") && Catch::Contains("auto, linked"));
 }
 
-TEST_CASE("linked BLAS: gemm and gemv for every dtype through the 64-bit table",
+TEST_CASE("linked BLAS: gemm, gemv and syrk for every dtype through the 64-bit table",
           "[ve][cpu][blas]") {
   const Blas& b = blas(BlasChoice::LINKED);
   REQUIRE(b.linked);
@@ -77,6 +94,12 @@ TEST_CASE("linked BLAS: gemm and gemv for every dtype through the 64-bit table",
   check_gemv<double>(b);
   check_gemv<std::complex<float>>(b);
   check_gemv<std::complex<double>>(b);
+  for (bool trans : {false, true}) {
+    check_syrk<float>(b, trans);
+    check_syrk<double>(b, trans);
+    check_syrk<std::complex<float>>(b, trans);
+    check_syrk<std::complex<double>>(b, trans);
+  }
 }
 
 TEST_CASE("linked BLAS: a size past 32 bits is an error naming it, before any call",

@@ -31,7 +31,8 @@ BlasChoice parse_blas_choice(const std::string& name) {
 }
 
 namespace {
-constexpr int kRowMajor = CblasRowMajor, kNoTrans = CblasNoTrans, kTrans = CblasTrans;
+constexpr int kRowMajor = CblasRowMajor, kNoTrans = CblasNoTrans, kTrans = CblasTrans,
+              kUpper = CblasUpper;
 
 // A size for the linked LP64 library's int.
 int lp64(int64_t v) {
@@ -59,6 +60,10 @@ struct Lp64 {
   decltype(&cblas_dgemv) dgemv = nullptr;
   decltype(&cblas_cgemv) cgemv = nullptr;
   decltype(&cblas_zgemv) zgemv = nullptr;
+  decltype(&cblas_ssyrk) ssyrk = nullptr;
+  decltype(&cblas_dsyrk) dsyrk = nullptr;
+  decltype(&cblas_csyrk) csyrk = nullptr;
+  decltype(&cblas_zsyrk) zsyrk = nullptr;
 };
 Lp64 g_lp64; // set once, by linked_blas() under blas()'s call_once
 
@@ -85,6 +90,10 @@ void open_lp64() {
   g_lp64.dgemv = reinterpret_cast<decltype(g_lp64.dgemv)>(sym("cblas_dgemv"));
   g_lp64.cgemv = reinterpret_cast<decltype(g_lp64.cgemv)>(sym("cblas_cgemv"));
   g_lp64.zgemv = reinterpret_cast<decltype(g_lp64.zgemv)>(sym("cblas_zgemv"));
+  g_lp64.ssyrk = reinterpret_cast<decltype(g_lp64.ssyrk)>(sym("cblas_ssyrk"));
+  g_lp64.dsyrk = reinterpret_cast<decltype(g_lp64.dsyrk)>(sym("cblas_dsyrk"));
+  g_lp64.csyrk = reinterpret_cast<decltype(g_lp64.csyrk)>(sym("cblas_csyrk"));
+  g_lp64.zsyrk = reinterpret_cast<decltype(g_lp64.zsyrk)>(sym("cblas_zsyrk"));
 }
 
 // Debian's library behind the 64-bit signatures.
@@ -134,6 +143,26 @@ Blas linked_blas() {
     g_lp64.zgemv(order(o), trans(t), lp64(m), lp64(n), alpha, a, lp64(lda), x, lp64(incx), beta, y,
                  lp64(incy));
   };
+  b.ssyrk = [](int o, int u, int t, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+               float beta, float* c, int64_t ldc) {
+    g_lp64.ssyrk(order(o), CBLAS_UPLO(u), trans(t), lp64(n), lp64(k), alpha, a, lp64(lda), beta, c,
+                 lp64(ldc));
+  };
+  b.dsyrk = [](int o, int u, int t, int64_t n, int64_t k, double alpha, const double* a,
+               int64_t lda, double beta, double* c, int64_t ldc) {
+    g_lp64.dsyrk(order(o), CBLAS_UPLO(u), trans(t), lp64(n), lp64(k), alpha, a, lp64(lda), beta, c,
+                 lp64(ldc));
+  };
+  b.csyrk = [](int o, int u, int t, int64_t n, int64_t k, const void* alpha, const void* a,
+               int64_t lda, const void* beta, void* c, int64_t ldc) {
+    g_lp64.csyrk(order(o), CBLAS_UPLO(u), trans(t), lp64(n), lp64(k), alpha, a, lp64(lda), beta, c,
+                 lp64(ldc));
+  };
+  b.zsyrk = [](int o, int u, int t, int64_t n, int64_t k, const void* alpha, const void* a,
+               int64_t lda, const void* beta, void* c, int64_t ldc) {
+    g_lp64.zsyrk(order(o), CBLAS_UPLO(u), trans(t), lp64(n), lp64(k), alpha, a, lp64(lda), beta, c,
+                 lp64(ldc));
+  };
   b.linked = true;
   b.description = "Debian's OpenBLAS (libopenblas.so.0, opened by hassium; 32-bit sizes)";
   return b;
@@ -159,6 +188,10 @@ bool resolve_ilp64(const std::string& lib, const std::string& prefix, Blas& b) {
   b.dgemv = reinterpret_cast<Blas::Dgemv>(sym("cblas_dgemv"));
   b.cgemv = reinterpret_cast<Blas::Zgemv>(sym("cblas_cgemv"));
   b.zgemv = reinterpret_cast<Blas::Zgemv>(sym("cblas_zgemv"));
+  b.ssyrk = reinterpret_cast<Blas::Ssyrk>(sym("cblas_ssyrk")); // (optional)
+  b.dsyrk = reinterpret_cast<Blas::Dsyrk>(sym("cblas_dsyrk"));
+  b.csyrk = reinterpret_cast<Blas::Zsyrk>(sym("cblas_csyrk"));
+  b.zsyrk = reinterpret_cast<Blas::Zsyrk>(sym("cblas_zsyrk"));
   if (b.sgemm && b.dgemm && b.cgemm && b.zgemm && b.sgemv && b.dgemv && b.cgemv && b.zgemv) {
     b.linked = false;
     Dl_info where{}; // the library that defines them (`lib` may only depend on it)
@@ -213,6 +246,25 @@ void blas_gemm(const Blas& blas, bool trans_a, bool trans_b, int64_t m, int64_t 
 }
 
 template <typename T>
+bool blas_syrk(const Blas& blas, bool trans, int64_t n, int64_t k, const T* a, int64_t lda, T* c,
+               int64_t ldc) {
+  const int t = trans ? kTrans : kNoTrans;
+  if constexpr (std::is_same_v<T, float>) {
+    if (!blas.ssyrk) return false;
+    blas.ssyrk(kRowMajor, kUpper, t, n, k, 1.0f, a, lda, 0.0f, c, ldc);
+  } else if constexpr (std::is_same_v<T, double>) {
+    if (!blas.dsyrk) return false;
+    blas.dsyrk(kRowMajor, kUpper, t, n, k, 1.0, a, lda, 0.0, c, ldc);
+  } else {
+    auto f = std::is_same_v<T, std::complex<float>> ? blas.csyrk : blas.zsyrk;
+    if (!f) return false;
+    const T one(1), zero(0);
+    f(kRowMajor, kUpper, t, n, k, &one, a, lda, &zero, c, ldc);
+  }
+  return true;
+}
+
+template <typename T>
 void blas_gemv(const Blas& blas, bool trans, int64_t rows, int64_t cols, const T* a, int64_t ld,
                const T* x, int64_t incx, T* y, int64_t incy) {
   const int t = trans ? kTrans : kNoTrans;
@@ -231,7 +283,8 @@ void blas_gemv(const Blas& blas, bool trans, int64_t rows, int64_t cols, const T
   template void blas_gemm<T>(const Blas&, bool, bool, int64_t, int64_t, int64_t, const T*,         \
                              int64_t, const T*, int64_t, T*, int64_t);                             \
   template void blas_gemv<T>(const Blas&, bool, int64_t, int64_t, const T*, int64_t, const T*,     \
-                             int64_t, T*, int64_t);
+                             int64_t, T*, int64_t);                                                \
+  template bool blas_syrk<T>(const Blas&, bool, int64_t, int64_t, const T*, int64_t, T*, int64_t);
 HS_BLAS_INSTANTIATE(float)
 HS_BLAS_INSTANTIATE(double)
 HS_BLAS_INSTANTIATE(std::complex<float>)

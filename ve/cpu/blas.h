@@ -30,12 +30,22 @@ struct Blas {
                          int64_t, double, double*, int64_t);
   using Zgemv = void (*)(int, int, int64_t, int64_t, const void*, const void*, int64_t, const void*,
                          int64_t, const void*, void*, int64_t);
+  using Ssyrk = void (*)(int, int, int, int64_t, int64_t, float, const float*, int64_t, float,
+                         float*, int64_t);
+  using Dsyrk = void (*)(int, int, int, int64_t, int64_t, double, const double*, int64_t, double,
+                         double*, int64_t);
+  using Zsyrk = void (*)(int, int, int, int64_t, int64_t, const void*, const void*, int64_t,
+                         const void*, void*, int64_t);
   Sgemm sgemm = nullptr;
   Dgemm dgemm = nullptr;
   Zgemm cgemm = nullptr, zgemm = nullptr;
   Sgemv sgemv = nullptr;
   Dgemv dgemv = nullptr;
   Zgemv cgemv = nullptr, zgemv = nullptr;
+  // A matrix times its own transpose, as NumPy computes it (optional: gemm where absent).
+  Ssyrk ssyrk = nullptr;
+  Dsyrk dsyrk = nullptr;
+  Zsyrk csyrk = nullptr, zsyrk = nullptr;
   bool linked = true;      // Debian's OpenBLAS, opened by hassium (else one found in the process)
   std::string description; // which library, for `hassium info` and the tests
 };
@@ -57,6 +67,12 @@ template <typename T>
 void blas_gemm(const Blas& blas, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc);
 
+// The upper triangle of C = op(A) op(A)^T (n x n, k inner; A row-major as stored, op(A) = A^T
+// when trans), as NumPy's dot and matmul compute a matrix times its transpose. False (nothing
+// written) when the library has no syrk for T.
+template <typename T>
+bool blas_syrk(const Blas& blas, bool trans, int64_t n, int64_t k, const T* a, int64_t lda, T* c,
+               int64_t ldc);
 // y = op(A) x, A row-major (rows x cols, leading dimension ld); T as blas_gemm.
 template <typename T>
 void blas_gemv(const Blas& blas, bool trans, int64_t rows, int64_t cols, const T* a, int64_t ld,

@@ -86,6 +86,16 @@ void matrix_matrix(const Blas& blas, const View& a, const View& b, int64_t m, in
       for (int64_t i = 0; i < m; ++i) std::fill(result + i * ldc, result + i * ldc + n, T(0));
     return;
   }
+  // A matrix times its own transpose (X @ X.T, X.T @ X: one memory, the strides swapped), as
+  // NumPy's dot and matmul compute it: syrk's upper triangle, mirrored (half the work of gemm,
+  // and NumPy's bits).
+  if (ca.empty() && cb.empty() && A.transposed != B.transposed && A.data == B.data &&
+      A.ld == B.ld && m == n &&
+      blas_syrk<T>(blas, A.transposed, n, k, static_cast<const T*>(A.data), A.ld, result, ldc)) {
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = i + 1; j < n; ++j) result[j * ldc + i] = result[i * ldc + j];
+    return;
+  }
   blas_gemm<T>(blas, A.transposed, B.transposed, m, n, k, static_cast<const T*>(A.data), A.ld,
                static_cast<const T*>(B.data), B.ld, result, ldc);
 }

@@ -297,13 +297,21 @@ _ISIN_MAX_PAIRS = 1 << 24  # element x test-element comparisons done by broadcas
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
     element = _arr(element)
     test = _arr(test_elements).ravel()
-    if kind not in (None, "sort", "table") or element.size * test.size > _ISIN_MAX_PAIRS:
+    if kind not in (None, "sort", "table"):
         return _through_numpy("isin", element, test, assume_unique=assume_unique,
                               invert=invert, kind=kind)
     if test.size == 0:
         return zeros(element.shape, bool) | bool(invert)
-    # Membership by equality with every test element, as NumPy's own small-set path computes it.
-    hit = _uf["equal"](element.reshape(element.shape + (1,)), test).any(axis=-1)
+    if element.size * test.size <= _ISIN_MAX_PAIRS or test.dtype.kind == "c":
+        # Membership by equality with every test element, as NumPy's small-set path does.
+        hit = _uf["equal"](element.reshape(element.shape + (1,)), test).any(axis=-1)
+    else:
+        # The sorted test elements searched for each element: equal to the one found or not.
+        from ._sorting import searchsorted, sort
+
+        t = sort(test)
+        at = _uf["minimum"](searchsorted(t, element), t.size - 1)
+        hit = _uf["equal"](t[at.ravel()].reshape(element.shape), element)
     return _uf["logical_not"](hit) if invert else hit
 
 
@@ -374,7 +382,11 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if m.ndim > 2 or m.dtype.kind not in "biufc":
         return _through_numpy("cov", m, y, rowvar, bias, ddof, dtype=dtype)
     dtype = _np.result_type(m.dtype, _np.float64) if dtype is None else _np.dtype(dtype)
-    X = m.astype(dtype)  # NumPy's array(m, ndmin=2, dtype=dtype): a copy it then centres
+    # NumPy's array(m, ndmin=2, dtype=dtype): a copy in m's own layout (order K), centred next
+    if m.ndim == 2 and abs(m.strides[0]) < abs(m.strides[1]):
+        X = m.T.astype(dtype).T  # (a transposed m: read and written in memory order)
+    else:
+        X = m.astype(dtype)
     if X.ndim < 2:
         X = X.reshape((1,) * (2 - X.ndim) + X.shape)
     if not rowvar and X.shape[0] != 1:
@@ -396,7 +408,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
 
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
         fact = 0.0
-    X = _uf["subtract"](X, X.mean(axis=1).reshape(-1, 1))
+    X -= X.mean(axis=1).reshape(-1, 1)  # in place, in X's own layout
     c = dot(X, _uf["conjugate"](X.T) if X.dtype.kind == "c" else X.T)
     c *= _np.true_divide(1, fact)  # in place: c keeps its dtype, as NumPy's
     return c.squeeze()

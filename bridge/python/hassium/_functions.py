@@ -438,6 +438,8 @@ def _matmul(a, b, /, out=None, **kwargs):
         return _fallback.run(_np.matmul, "matmul", (a, b), dict(out=out, **kwargs))
     a, b = _arr(a), _arr(b)
     # None: more dims, a bool product, or a NumPy array of a dtype hassium does not hold
+    if a.dtype == _np.bool_ and b.dtype == _np.bool_:
+        return _bool_product(matmul, a, b, out)
     res = _hassium.product(a, b, "matmul")
     if res is None and a.ndim > 2 and b.ndim == 2 and a.shape[-1] == b.shape[0]:
         # a stack of matrices times one matrix: the stack's rows are one matrix's rows
@@ -451,8 +453,20 @@ def _matmul(a, b, /, out=None, **kwargs):
     return res
 
 
+def _bool_product(product, a, b, out):
+    """A product of bool arrays: any(a and b) over the inner axis, as NumPy's bool loops give
+    it: the count of true pairs, nonzero."""
+    res = _uf["not_equal"](product(a.astype(_np.int64), b.astype(_np.int64)), 0)
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
 def _dot(a, b, out=None):
     a, b = _arr(a), _arr(b)
+    if a.dtype == _np.bool_ and b.dtype == _np.bool_ and a.ndim and b.ndim:
+        return _bool_product(dot, a, b, out)
     res = None
     if a.ndim == 0 or b.ndim == 0:
         res = _uf["multiply"](a, b)

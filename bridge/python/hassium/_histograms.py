@@ -102,6 +102,26 @@ def _unsigned_subtract(a, b):
     return _np.subtract(_np.asarray(a, dtype=dt), _np.asarray(b, dtype=dt), casting="unsafe", dtype=u)
 
 
+def _histogram_by_edges(a, bins, density):
+    """numpy.histogram with explicit edges and no weights: the sorted data searched for every
+    edge (the last one inclusive); the counts are the differences."""
+    from ._functions import concatenate
+    from ._sorting import searchsorted, sort
+    from ._composed import diff
+
+    edges = _np.asarray(bins.copy() if isinstance(bins, ndarray) else bins)
+    if _np.any(edges[:-1] > edges[1:]):
+        raise ValueError("`bins` must increase monotonically, when an array")
+    sa = sort(a.ravel())
+    e = asarray(edges)
+    cum = concatenate((searchsorted(sa, e[:-1], "left"), searchsorted(sa, e[-1:], "right")))
+    hist = diff(cum)
+    if density:
+        db = asarray(_np.array(_np.diff(edges), float))
+        return hist / db / hist.sum(), e
+    return hist, e
+
+
 def histogram(a, bins=10, range=None, density=None, weights=None):
     a = a if isinstance(a, ndarray) else asarray(a)
     if weights is not None and not isinstance(weights, ndarray):
@@ -112,6 +132,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
                               weights=weights)
     uniform = _uniform_bins(a, bins, range)
     if uniform is None:
+        if weights is None and not isinstance(bins, str) and _np.ndim(bins) == 1:
+            return _histogram_by_edges(a, bins, density)
         return _through_numpy("histogram", a, bins=bins, range=range, density=density,
                               weights=weights)
     first, last, n = uniform
