@@ -46,6 +46,7 @@ from ._functions import (all, amax, amin, any, argmax, argmin, around, array_equ
 from ._histograms import bincount, histogram
 from ._selection import argwhere, flatnonzero, nonzero
 from ._sorting import argsort, searchsorted, sort, unique
+from ._einsum import einsum
 from ._composed import (broadcast_arrays, cov, diff, isin, logspace, meshgrid, pad, put,
                         put_along_axis, repeat, take, take_along_axis, tensordot, tile)
 from . import linalg, random  # noqa: E402
