@@ -24,7 +24,7 @@ views kept as arrays of their own; slicing with negative steps; boolean masks (g
 gathers and scatters with integer index arrays of several dtypes; reductions and scans over every
 axis; where; clip; casts; reshape/ravel; matmul and dot; concatenate/stack; ufunc.at of add,
 subtract, multiply, minimum, maximum at repeated positions; diff, tile, repeat, take, pad (every
-mode hassium records), isin; sort, stable argsort, searchsorted, unique; Python scalars read
+mode hassium records), isin; sort, stable argsort, searchsorted, unique; einsum; Python scalars read
 back (item, float, int, bool, complex) and used as operands; flushes in between. A statement
 NumPy rejects (TypeError, OverflowError, ...) stays in the program as a check that hassium
 raises the same builtin exception type.
@@ -979,10 +979,20 @@ class Resolver:
             return
         nd = len(a.shape)
         ax = k(nd)
-        form = k(10)
+        form = k(11)
         sortable = _kind(a.dtype) != "c"
-        if form >= 6 and not sortable:
+        if form in (6, 7, 8, 9) and not sortable:
             form = k(6)
+        if form == 10:
+            # einsum: a transpose (exact), or products summed (to rounding for floats)
+            letters = "ijkl"[:nd]
+            if k(2):
+                e = f"np.einsum('{letters}->{letters[::-1]}', {a.name})"
+                self.emit_result(self.new_name(), e, False)
+            else:
+                e = f"np.einsum('{letters},{letters}->{letters[0]}', {a.name}, {a.name})"
+                self.emit_result(self.new_name(), e, _kind(a.dtype) in "fc")
+            return
         if form == 6:
             e = f"np.sort({a.name}, axis={ax})"
         elif form == 7:
