@@ -24,6 +24,14 @@ def _axis(axis, ndim):
     return _norm_axes(axis, ndim)[0]
 
 
+def _flat_or_axis(a, axis):
+    """(a, axis) as NumPy's axis=None functions see them: the flattened array and axis 0, or
+    a and the axis normalized."""
+    if axis is None:
+        return a.ravel(), 0
+    return a, _axis(axis, a.ndim)
+
+
 def _along(ndim, axis, item):
     """A key that applies `item` on `axis` and takes everything on the other axes."""
     return (slice(None),) * axis + (item,) + (slice(None),) * (ndim - axis - 1)
@@ -114,12 +122,7 @@ def tile(A, reps):
 
 
 def repeat(a, repeats, axis=None):
-    a = _arr(a)
-    if axis is None:
-        a = a.ravel()
-        axis = 0
-    else:
-        axis = _axis(axis, a.ndim)
+    a, axis = _flat_or_axis(_arr(a), axis)
     n = a.shape[axis]
     reps = _np.asarray(repeats)
     if reps.dtype.kind not in "iub" or reps.ndim > 1:
@@ -146,11 +149,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     a = _arr(a)
     if out is not None or mode not in ("raise", "wrap", "clip"):
         return _through_numpy("take", a, indices, axis=axis, out=out, mode=mode)
-    if axis is None:
-        a = a.ravel()
-        axis = 0
-    else:
-        axis = _axis(axis, a.ndim)
+    a, axis = _flat_or_axis(a, axis)
     n = a.shape[axis]
     idx = indices if isinstance(indices, ndarray) else _np.asarray(indices)
     if idx.dtype.kind not in "iu":

@@ -12,7 +12,7 @@ import numpy as _np
 from . import _fallback, _hassium
 from ._creation import asarray, empty
 from ._functions import _arr, _norm_axes, concatenate
-from ._composed import diff, take
+from ._composed import _flat_or_axis, diff, take
 from ._selection import flatnonzero
 
 ndarray = _hassium.ndarray
@@ -28,22 +28,21 @@ def _sortable(a, kind, order):
     return a.dtype.kind in "biuf" and order is None and kind in _KINDS
 
 
-def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+def _sorted(name, a, axis, kind, order, stable):
+    """np.sort (name "sort") or np.argsort of a."""
     a = _arr(a)
     if not _sortable(a, kind, order):
-        return _through_numpy("sort", a, axis=axis, kind=kind, order=order, stable=stable)
-    if axis is None:
-        a, axis = a.ravel(), 0
-    return _hassium._sort(a, _norm_axes(axis, a.ndim)[0], False)
+        return _through_numpy(name, a, axis=axis, kind=kind, order=order, stable=stable)
+    a, axis = _flat_or_axis(a, axis)
+    return _hassium._sort(a, axis, False) if name == "sort" else _hassium._argsort(a, axis)
+
+
+def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    return _sorted("sort", a, axis, kind, order, stable)
 
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
-    a = _arr(a)
-    if not _sortable(a, kind, order):
-        return _through_numpy("argsort", a, axis=axis, kind=kind, order=order, stable=stable)
-    if axis is None:
-        a, axis = a.ravel(), 0
-    return _hassium._argsort(a, _norm_axes(axis, a.ndim)[0])
+    return _sorted("argsort", a, axis, kind, order, stable)
 
 
 def _sort_method(self, axis=-1, kind=None, order=None, *, stable=None):
