@@ -980,9 +980,6 @@ class Resolver:
         nd = len(a.shape)
         ax = k(nd)
         form = k(11)
-        sortable = _kind(a.dtype) != "c"
-        if form in (6, 7, 8, 9) and not sortable:
-            form = k(6)
         if form == 10:
             # einsum: a transpose (exact), or products summed (to rounding for floats)
             letters = "ijkl"[:nd]

@@ -351,8 +351,7 @@ def sorting_case(op):
                 p.sync(o)
             p.free(src)
         else:
-            ordered = sorted(set(range(len(vals))), key=lambda i: (vals[i] != vals[i], vals[i]))
-            a = p.array("a_" + dt, dt, [vals[i] for i in ordered])
+            a = p.array("a_" + dt, dt, list(np.sort(np.array(vals, dtype=dt), kind="stable")))
             v = p.array("v_" + dt, dt, vals)
             o = p.base("o_" + dt, "int64", 12)
             p.instr(op, o.shaped((3, 4)), a, v.view(0, (3, 4), (4, 1)))

@@ -2,6 +2,7 @@
 #include "ve/cpu/sorting.h"
 
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -14,12 +15,24 @@ namespace hassium::cpu {
 namespace {
 constexpr int64_t kParallelElements = 1 << 16; // lanes run in parallel from this many elements
 
-// NumPy's order: a < b, and every number before NaN (NaNs equal among themselves).
+template <typename T> struct is_complex_t : std::false_type {};
+template <typename R> struct is_complex_t<std::complex<R>> : std::true_type {};
+
+// NumPy's order: a < b, and every number before NaN (NaNs equal among themselves); complex
+// numbers by real part, then imaginary part, NaN parts last (R + Rj, R + nanj, nan + Rj,
+// nan + nanj: numpy/_core/src/npysort's CFLOAT_LT).
 template <typename T> bool less(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>)
+  if constexpr (is_complex_t<T>::value) {
+    const auto ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
+    if (ar < br) return ai == ai || bi != bi;
+    if (ar > br) return bi != bi && ai == ai;
+    if (ar == br || (ar != ar && br != br)) return ai < bi || (bi != bi && ai == ai);
+    return br != br;
+  } else if constexpr (std::is_floating_point_v<T>) {
     return a < b || (b != b && a == a);
-  else
+  } else {
     return a < b;
+  }
 }
 
 template <typename T> T* data_of(const View& v) {
@@ -150,6 +163,10 @@ void run_sorting(const Instruction& in, int threads) {
     return run_typed<float>(in, threads);
   case DType::FLOAT64:
     return run_typed<double>(in, threads);
+  case DType::COMPLEX64:
+    return run_typed<std::complex<float>>(in, threads);
+  case DType::COMPLEX128:
+    return run_typed<std::complex<double>>(in, threads);
   default:
     break;
   }

@@ -1,10 +1,10 @@
 """Sorting, recorded: sort, argsort, searchsorted (the engine's SORT, ARGSORT, SEARCHSORTED_*
 extensions), and unique built on them as NumPy builds it.
 
-Every sort is stable (NumPy's kind='stable'), with NaN after every number as NumPy orders floats,
-whatever `kind` says: NumPy leaves the order of equal elements open for its other kinds, so a
-stable order is one of the orders it allows. Complex values and structured `order=` run through
-NumPy.
+Every sort is stable (NumPy's kind='stable'), with NaN after every number as NumPy orders floats
+(complex: by real, then imaginary part), whatever `kind` says: NumPy leaves the order of equal
+elements open for its other kinds, so a stable order is one of the orders it allows. Structured
+`order=` runs through NumPy.
 """
 
 import numpy as _np
@@ -25,7 +25,7 @@ def _through_numpy(name, *args, **kwargs):
 
 
 def _sortable(a, kind, order):
-    return a.dtype.kind in "biuf" and order is None and kind in _KINDS
+    return a.dtype.kind in "biufc" and order is None and kind in _KINDS
 
 
 def _sorted(name, a, axis, kind, order, stable):
@@ -60,7 +60,7 @@ def searchsorted(a, v, side="left", sorter=None):
         dt = _np.result_type(a.dtype, v.dtype if isinstance(v, ndarray) else v)
     except (TypeError, ValueError):
         return _through_numpy("searchsorted", a, v, side=side, sorter=sorter)
-    if dt.kind not in "biuf":
+    if dt.kind not in "biufc":
         return _through_numpy("searchsorted", a, v, side=side, sorter=sorter)
     if sorter is not None:
         a = take(a, sorter)
@@ -72,7 +72,7 @@ def searchsorted(a, v, side="left", sorter=None):
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
            equal_nan=True, sorted=True):
     ar = _arr(ar)
-    if axis is not None or ar.dtype.kind not in "biuf":
+    if axis is not None or ar.dtype.kind not in "biufc":
         return _through_numpy("unique", ar, return_index=return_index,
                               return_inverse=return_inverse, return_counts=return_counts,
                               axis=axis, equal_nan=equal_nan, sorted=sorted)
@@ -88,9 +88,12 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     mask = empty(aux.shape, _np.bool_)
     if n:
         mask[:1] = True
-        last_nan = equal_nan and aux.dtype.kind == "f" and bool(_uf["isnan"](aux[-1]))
+        last_nan = equal_nan and aux.dtype.kind in "fc" and bool(_uf["isnan"](aux[-1]))
         if last_nan:  # every NaN is one value: the first NaN is the only one kept
-            first_nan = int(searchsorted(aux, aux[-1:])[0])
+            if aux.dtype.kind == "c":  # (any NaN part: all such values are one)
+                first_nan = int(searchsorted(_uf["isnan"](aux), True))
+            else:
+                first_nan = int(searchsorted(aux, aux[-1:])[0])
             if first_nan > 0:
                 mask[1:first_nan] = _uf["not_equal"](aux[1:first_nan], aux[:first_nan - 1])
             mask[first_nan] = True
