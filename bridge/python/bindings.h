@@ -14,5 +14,6 @@ void bind_products(py::module_& m);  // linalg.cpp: matmul, dot, inner, vdot (fa
 void bind_python_backend(py::module_& m); // python_backend.cpp: a Backend calling Python (tests)
 void bind_profile(py::module_& m);        // bind_profile.cpp: hassium.profile()
 void bind_errors(py::module_& m);         // bind_errors.cpp: exception types, SIGINT during a flush
+void bind_numpy_guard(py::module_& m);    // numpy_guard.cpp: NumPy's functions for unheld dtypes
 
 } // namespace hassium::python

@@ -31,6 +31,7 @@ PYBIND11_MODULE(_hassium, m) {
   hp::bind_python_backend(m);
   hp::bind_profile(m);
   hp::bind_errors(m);
+  hp::bind_numpy_guard(m);
 #ifdef HASSIUM_HAVE_STACK
   // The engine, VEM and filters the configuration names ([stack], [fuser], [cpu], [memory]).
   hassium::install_stack();

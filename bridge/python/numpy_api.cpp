@@ -119,4 +119,23 @@ bool numpy_scalar_value(PyObject* obj, Scalar& value) {
   return true;
 }
 
+bool numpy_value_of_unheld_dtype(PyObject* obj) {
+  const Api& a = api();
+  PyArray_Descr* d;
+  if (PyArray_Check(obj)) {
+    d = PyArray_DESCR(reinterpret_cast<PyArrayObject*>(obj));
+    Py_INCREF(d);
+  } else if (PyArray_IsScalar(obj, Generic)) {
+    d = PyArray_DescrFromScalar(obj);
+    if (!d) throw py::error_already_set();
+  } else {
+    return false;
+  }
+  const int num = d->type_num;
+  const bool held = num >= 0 && num < NPY_NTYPES_LEGACY && a.dtype_of[size_t(num)] >= 0 &&
+                    PyDataType_ISNOTSWAPPED(d) && !PyDataType_HASFIELDS(d);
+  Py_DECREF(d);
+  return !held;
+}
+
 } // namespace hassium::python

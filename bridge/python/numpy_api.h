@@ -24,4 +24,8 @@ bool numpy_scalar_value(PyObject* obj, Scalar& value);
 // or numpy.longlong): a few pointer comparisons, the value read in place.
 bool exact_numpy_scalar_value(PyObject* obj, Scalar& value);
 
+// Whether obj is a NumPy array or NumPy scalar of a dtype hassium does not hold (float16,
+// longdouble, object, strings, structured or byte-swapped): what only NumPy can compute with.
+bool numpy_value_of_unheld_dtype(PyObject* obj);
+
 } // namespace hassium::python

@@ -24,7 +24,9 @@ views kept as arrays of their own; slicing with negative steps; boolean masks (g
 gathers and scatters with integer index arrays of several dtypes; reductions and scans over every
 axis; where; clip; casts; reshape/ravel; matmul and dot; concatenate/stack; ufunc.at of add,
 subtract, multiply, minimum, maximum at repeated positions; diff, tile, repeat, take, pad (every
-mode hassium records), isin; sort, stable argsort, searchsorted, unique; einsum; Python scalars read
+mode hassium records), isin; sort, stable argsort, searchsorted, unique; einsum; bincount, nonzero, flatnonzero,
+count_nonzero, tensordot, take_along_axis, put_along_axis, histogram, roll, meshgrid, linspace,
+logspace, triu, tril, np.ndarray(shape, dtype), put; Python scalars read
 back (item, float, int, bool, complex) and used as operands; flushes in between. A statement
 NumPy rejects (TypeError, OverflowError, ...) stays in the program as a check that hassium
 raises the same builtin exception type.
@@ -142,7 +144,7 @@ def array_literal(values, shape):
 
 KINDS = ["binary", "unary", "update", "reduce", "where", "mask_set", "mask_get", "gather",
          "scatter", "cast", "view", "scan", "setitem", "clip", "reshape", "matmul", "join", "item",
-         "flush", "accumulate_at", "compose"]
+         "flush", "accumulate_at", "compose", "library"]
 
 
 def _words(n):
@@ -1019,6 +1021,80 @@ class Resolver:
             b = self.pick(k)
             e = f"np.isin({a.name}, {b.name if b is not None else a.name + '[::2]'})"
         self.emit_result(self.new_name(), e, False)
+
+    def op_library(self, k):
+        """NumPy functions programs call that the other kinds do not draw: bincount, nonzero,
+        flatnonzero, count_nonzero, tensordot, take_along_axis, put_along_axis, histogram, roll,
+        meshgrid, linspace, logspace, triu, tril, the np.ndarray constructor, put."""
+        a = self.pick(k, lambda s: len(s.shape) > 0)
+        if a is None:
+            return
+        nd, kind = len(a.shape), _kind(a.dtype)
+        ax = k(nd)
+        form = k(13)
+        name = self.new_name()
+        if form == 0 and kind in "biu":
+            # bincount of non-negative integers, with float weights (sums: to rounding)
+            idx = f"({a.name}.ravel().astype('int64') % {1 + k(9)})"
+            w = self.pick(k, lambda s: s.shape == a.shape and _kind(s.dtype) in "biuf")
+            if w is not None and k(2):
+                e = f"np.bincount({idx}, weights={w.name}.ravel(), minlength={k(12)})"
+                self.emit_result(name, e, True)
+            else:
+                self.emit_result(name, f"np.bincount({idx}, minlength={k(12)})", False)
+        elif form == 1:
+            e = [f"np.nonzero({a.name})[{ax}]", f"np.flatnonzero({a.name})",
+                 f"np.count_nonzero({a.name}, axis={ax})", f"np.count_nonzero({a.name})"][k(4)]
+            self.emit_result(name, e, False)
+        elif form == 2:
+            e = f"np.tensordot({a.name}, {a.name}, axes=([{ax}], [{ax}]))"
+            self.emit_result(name, e, kind in "fc")
+        elif form == 3:
+            order = f"np.argsort({a.name}, axis={ax}, kind='stable')"
+            self.emit_result(name, f"np.take_along_axis({a.name}, {order}, axis={ax})", False)
+        elif form == 4:
+            shape = list(a.shape)
+            shape[ax] = 1 + k(3)
+            idx = numpy.array([k(a.shape[ax]) for _ in range(int(numpy.prod(shape)))])
+            src = f"numpy.array({idx.tolist()}).reshape({tuple(shape)})"
+            self.emit(f"np.put_along_axis({a.name}, {src}, {self.scalar(a.dtype, k)}, "
+                      f"axis={ax})")
+        elif form == 5 and kind in "biuf":
+            lo, hi = sorted((k(7) - 3, k(7) - 3))
+            rng = f", range=({lo}, {hi + 1})" if k(2) else ""
+            e = f"np.histogram({a.name}, bins={1 + k(12)}{rng})[{k(2)}]"
+            self.emit_result(name, e, False)
+        elif form == 6:
+            shift = k(2 * a.shape[ax] + 3) - a.shape[ax] - 1
+            e = f"np.roll({a.name}, {shift}, axis={ax if k(2) else None})"
+            self.emit_result(name, e, False)
+        elif form == 7:
+            m = a.shape[-1]
+            e = f"np.meshgrid({a.name}.ravel()[:{1 + k(m)}], {a.name}.ravel()[::-2], " \
+                f"indexing='{['xy', 'ij'][k(2)]}', sparse={bool(k(2))})[{k(2)}]"
+            self.emit_result(name, e, False)
+        elif form == 8 and kind in "biuf":
+            fn = ["linspace", "logspace"][k(2)]
+            end = f"{a.name}[..., ::-1]" if k(2) else self.scalar("float64", k)
+            e = f"np.{fn}({a.name}, {end}, {k(9)}, endpoint={bool(k(2))}, axis={k(nd + 1)})"
+            self.emit_result(name, e, True)
+        elif form == 9:
+            fn = ["triu", "tril"][k(2)]
+            self.emit_result(name, f"np.{fn}({a.name}, {k(7) - 3})", False)
+        elif form == 10:
+            dt = DTYPES[k(len(DTYPES))]
+            src = self.safe_cast_source(a.name, a.dtype, dt)
+            stmt = f"{name} = np.ndarray({a.shape}, dtype='{dt}')\n{name}[...] = {src}"
+            self.emit(stmt, name)
+        elif form == 11:
+            n = int(numpy.prod(a.shape))
+            idx = self.index_array(n, 1 + k(6), k, True)
+            mode = ["raise", "wrap", "clip"][k(3)]
+            self.emit(f"np.put({a.name}, {idx}, {self.scalar(a.dtype, k)}, mode='{mode}')")
+        else:
+            e = f"np.roll({a.name}, {tuple(k(5) - 2 for _ in range(nd))}, " \
+                f"axis={tuple(range(nd))})"
+            self.emit_result(name, e, False)
 
     def op_item(self, k):
         """A Python scalar read from an array (a flush in hassium), used as a weak operand."""

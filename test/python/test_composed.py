@@ -102,6 +102,16 @@ def test_take_and_put():
         h2.put(ind, v)
         assert_same(h2, n)
     same_error(lambda xp: xp.put(xp.asarray(a), [20], 1.0))
+    # wrap and clip: repeated positions take the last value, as NumPy's put writes in order
+    for mode in ["wrap", "clip"]:
+        for ind, v in [([7, -8, 22, 2], [1.0, 2.0, 3.0, 4.0]), ([-40, 99], [5.0])]:
+            n, h = a.copy(), hassium.array(a)
+            np.put(n, ind, v, mode=mode)
+            hassium.put(h, hassium.array(np.array(ind)), v, mode=mode)
+            assert_same(h, n)
+    # NumPy casts the indices to intp under the 'safe' rule
+    same_error(lambda xp: xp.put(xp.asarray(a), np.array([1], dtype=np.uint64), 1.0))
+    same_error(lambda xp: xp.put(xp.asarray(a), np.array([1.0]), 1.0))
 
 
 def test_along_axis():

@@ -51,6 +51,23 @@ from ._composed import (broadcast_arrays, cov, diff, isin, logspace, meshgrid, p
                         put_along_axis, repeat, take, take_along_axis, tensordot, tile)
 from . import linalg, random  # noqa: E402
 
+
+def _guard_unheld_dtypes():
+    """The namespace's Python-level functions, each behind a guard that runs NumPy's function of
+    the name when an argument is a NumPy value of a dtype hassium does not hold (float16 ...)."""
+    from . import _composed, _einsum, _functions, _histograms, _selection, _sorting
+
+    g = globals()
+    for module in (_functions, _histograms, _selection, _sorting, _einsum, _composed):
+        for name, fn in vars(module).items():
+            if g.get(name) is fn and type(fn) is type(_guard_unheld_dtypes) and hasattr(_np, name):
+                g[name] = _fallback.numpy_for_unheld(fn, name)
+    for name in ("empty_like", "zeros_like", "ones_like", "full_like"):
+        g[name] = _fallback.numpy_for_unheld(g[name], name)
+
+
+_guard_unheld_dtypes()
+
 __version__ = "0.1.0"
 __array_api_version__ = _np.__array_api_version__  # the standard's version NumPy's namespace is
 

@@ -211,19 +211,27 @@ def _c_contiguous(a):
 
 
 def put(a, ind, v, mode="raise"):
-    if not isinstance(a, ndarray):
-        raise TypeError("argument 1 must be numpy.ndarray, not " + type(a).__name__)
-    if mode != "raise" or not _c_contiguous(a):
+    if not isinstance(a, ndarray):  # NumPy's put writes a NumPy array, and rejects the rest
+        return _through_numpy("put", a, ind, v, mode=mode)
+    if mode not in ("raise", "wrap", "clip") or not _c_contiguous(a) or a.size == 0:
         return _through_numpy("put", a, ind, v, mode=mode)
     ind = _arr(ind).ravel()
+    if not _np.can_cast(ind.dtype, _np.intp, "safe"):  # NumPy's cast of the indices
+        raise TypeError(f"Cannot cast array data from {ind.dtype!r} to "
+                        f"{_np.dtype(_np.intp)!r} according to the rule 'safe'")
     if ind.size == 0:
         return None
-    v = _arr(v).astype(a.dtype, copy=False).ravel()
+    # NumPy converts v to a's dtype as np.asarray does (a Python int out of range raises)
+    v = (v.astype(a.dtype, copy=False) if isinstance(v, ndarray) else asarray(v, a.dtype)).ravel()
     if v.size == 0:
         return None
     if v.size != ind.size:  # NumPy repeats v as needed
         v = v[_uf["remainder"](arange(ind.size), v.size)]
-    a.reshape(-1)[ind] = v
+    if mode == "wrap":
+        ind = _uf["remainder"](ind, a.size)
+    elif mode == "clip":
+        ind = _uf["minimum"](_uf["maximum"](ind, 0), a.size - 1)
+    a.reshape(-1)[ind] = v  # a scatter runs in order: the last of repeated positions wins
     return None
 
 

@@ -103,6 +103,17 @@ def run(fn, name, args, kwargs, warn=True):
     return from_numpy(result, seen)
 
 
+def held(dt):
+    """Whether hassium holds arrays of this NumPy dtype (not float16, longdouble, object ...)."""
+    return dt.kind in "biufc" and dt.char not in "egG"
+
+
+def numpy_for_unheld(fn, name):
+    """fn, except that a call with a NumPy array or scalar of a dtype hassium does not hold among
+    its arguments (np.roll(float16_array, 1)) runs NumPy's function of that name instead."""
+    return _hassium.numpy_guard(fn, wrap_function(getattr(_np, name), name))
+
+
 def hook(name, method, args, kwargs):
     """The C++ side's fallback: (numpy function name, "__call__" | ufunc method | "method")."""
     if method == "__call__":

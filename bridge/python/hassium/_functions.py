@@ -18,9 +18,7 @@ def _arr(a):
     return a if isinstance(a, ndarray) else asarray(a)
 
 
-def _held(dt):
-    """Whether hassium holds arrays of this NumPy dtype (not float16, longdouble, object ...)."""
-    return dt.kind in "biufc" and dt.char not in "egG"
+_held = _fallback.held
 
 
 # --- reductions and scans as functions --------------------------------------------------------
