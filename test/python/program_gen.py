@@ -1046,7 +1046,7 @@ class Resolver:
             e = [f"np.nonzero({a.name})[{ax}]", f"np.flatnonzero({a.name})",
                  f"np.count_nonzero({a.name}, axis={ax})", f"np.count_nonzero({a.name})"][k(4)]
             self.emit_result(name, e, False)
-        elif form == 2:
+        elif form == 2 and (numpy.prod(a.shape) // a.shape[ax]) ** 2 <= MAX_ELEMENTS:
             e = f"np.tensordot({a.name}, {a.name}, axes=([{ax}], [{ax}]))"
             self.emit_result(name, e, kind in "fc")
         elif form == 3:
@@ -1069,8 +1069,8 @@ class Resolver:
             e = f"np.roll({a.name}, {shift}, axis={ax if k(2) else None})"
             self.emit_result(name, e, False)
         elif form == 7:
-            m = a.shape[-1]
-            e = f"np.meshgrid({a.name}.ravel()[:{1 + k(m)}], {a.name}.ravel()[::-2], " \
+            m, step = min(a.shape[-1], 8), -max(2, numpy.prod(a.shape) // 64)
+            e = f"np.meshgrid({a.name}.ravel()[:{1 + k(m)}], {a.name}.ravel()[::{step}], " \
                 f"indexing='{['xy', 'ij'][k(2)]}', sparse={bool(k(2))})[{k(2)}]"
             self.emit_result(name, e, False)
         elif form == 8 and kind in "biuf":
@@ -1078,7 +1078,7 @@ class Resolver:
             end = f"{a.name}[..., ::-1]" if k(2) else self.scalar("float64", k)
             e = f"np.{fn}({a.name}, {end}, {k(9)}, endpoint={bool(k(2))}, axis={k(nd + 1)})"
             self.emit_result(name, e, True)
-        elif form == 9:
+        elif form == 9 and (nd > 1 or a.shape[0] ** 2 <= MAX_ELEMENTS):  # (1-d: a square)
             fn = ["triu", "tril"][k(2)]
             self.emit_result(name, f"np.{fn}({a.name}, {k(7) - 3})", False)
         elif form == 10:
