@@ -111,14 +111,15 @@ llvm::Value* Emitter::libm(std::string_view name, DType t,
 
 Val Emitter::complex_helper(std::string_view name, DType t,
                             std::initializer_list<llvm::Value*> args) {
-  // The helpers compute in double (complex128); complex64 widens and narrows around them.
+  // The helpers pass doubles; complex64's (name + "f") compute in float on floats widened
+  // exactly, and their results narrow back exactly.
   llvm::Type* d = b.getDoubleTy();
   std::vector<llvm::Value*> wide;
   for (llvm::Value* a : args) wide.push_back(a->getType() == d ? a : b.CreateFPExt(a, d));
   llvm::StructType* pair = llvm::StructType::get(ctx, {d, d});
   std::vector<llvm::Type*> params(wide.size(), d);
-  llvm::Function* f =
-      declare_pure(m, std::string(name), llvm::FunctionType::get(pair, params, false));
+  const std::string symbol = std::string(name) + (t == DType::COMPLEX64 ? "f" : "");
+  llvm::Function* f = declare_pure(m, symbol, llvm::FunctionType::get(pair, params, false));
   llvm::Value* r = b.CreateCall(f, wide);
   llvm::Value* re = b.CreateExtractValue(r, 0);
   llvm::Value* im = b.CreateExtractValue(r, 1);

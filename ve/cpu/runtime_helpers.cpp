@@ -1,5 +1,6 @@
 // Runtime helpers called from kernels: complex exp/log/sqrt through the C library (as NumPy
-// does), and complex power with NumPy's exact cases for small integer exponents.
+// does), and complex power with NumPy's exact cases for small integer exponents; each in the
+// precision of its dtype.
 #include "ve/cpu/runtime_helpers.h"
 
 #include <cmath>
@@ -7,45 +8,33 @@
 #include <limits>
 
 namespace {
-using C = std::complex<double>;
 using hassium::cpu::ComplexPair;
 
-ComplexPair pack(C z) {
-  return {z.real(), z.imag()};
+template <typename R> ComplexPair pack(std::complex<R> z) {
+  return {double(z.real()), double(z.imag())};
 }
 
-C multiply(C a, C b) {
+template <typename R> std::complex<R> multiply(std::complex<R> a, std::complex<R> b) {
   return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
 }
 
 // The division the kernels emit (ops_complex.cpp), so 1/z here rounds the same way.
-C divide(C a, C b) {
-  double abs_re = std::fabs(b.real()), abs_im = std::fabs(b.imag());
+template <typename R> std::complex<R> divide(std::complex<R> a, std::complex<R> b) {
+  R abs_re = std::fabs(b.real()), abs_im = std::fabs(b.imag());
   if (abs_re >= abs_im) {
     if (abs_re == 0 && abs_im == 0) return {a.real() / abs_re, a.imag() / abs_re};
-    double rat = b.imag() / b.real(), scl = 1.0 / (b.real() + b.imag() * rat);
+    R rat = b.imag() / b.real(), scl = R(1) / (b.real() + b.imag() * rat);
     return {(a.real() + a.imag() * rat) * scl, (a.imag() - a.real() * rat) * scl};
   }
-  double rat = b.real() / b.imag(), scl = 1.0 / (b.imag() + b.real() * rat);
+  R rat = b.real() / b.imag(), scl = R(1) / (b.imag() + b.real() * rat);
   return {(a.real() * rat + a.imag()) * scl, (a.imag() * rat - a.real()) * scl};
-}
-} // namespace
-
-extern "C" {
-
-ComplexPair hs_cexp(double re, double im) {
-  return pack(std::exp(C(re, im)));
-}
-ComplexPair hs_clog(double re, double im) {
-  return pack(std::log(C(re, im)));
-}
-ComplexPair hs_csqrt(double re, double im) {
-  return pack(std::sqrt(C(re, im)));
 }
 
 // a ** b: 1 for b == 0; for a == 0, 0 when b's real part is positive (NumPy 2), else NaN; exact
-// products for integer exponents below 100 in magnitude; the C library's cpow otherwise.
-ComplexPair hs_cpow(double are, double aim, double bre, double bim) {
+// products for integer exponents below 100 in magnitude; the C library's cpow otherwise. In R's
+// precision throughout, as NumPy's loop for the dtype (complex64 overflows where float does).
+template <typename R> ComplexPair cpow(R are, R aim, R bre, R bim) {
+  using C = std::complex<R>;
   const C a(are, aim), b(bre, bim);
   if (bre == 0 && bim == 0) return {1, 0};
   if (are == 0 && aim == 0) {
@@ -70,6 +59,36 @@ ComplexPair hs_cpow(double are, double aim, double bre, double bim) {
   }
   return pack(std::pow(a, b));
 }
+} // namespace
+
+// The helpers of complex64 (suffix f) take and return doubles that hold floats exactly, and
+// compute in float as NumPy's complex64 loops do.
+extern "C" {
+
+ComplexPair hs_cexp(double re, double im) {
+  return pack(std::exp(std::complex<double>(re, im)));
+}
+ComplexPair hs_clog(double re, double im) {
+  return pack(std::log(std::complex<double>(re, im)));
+}
+ComplexPair hs_csqrt(double re, double im) {
+  return pack(std::sqrt(std::complex<double>(re, im)));
+}
+ComplexPair hs_cpow(double are, double aim, double bre, double bim) {
+  return cpow<double>(are, aim, bre, bim);
+}
+ComplexPair hs_cexpf(double re, double im) {
+  return pack(std::exp(std::complex<float>(float(re), float(im))));
+}
+ComplexPair hs_clogf(double re, double im) {
+  return pack(std::log(std::complex<float>(float(re), float(im))));
+}
+ComplexPair hs_csqrtf(double re, double im) {
+  return pack(std::sqrt(std::complex<float>(float(re), float(im))));
+}
+ComplexPair hs_cpowf(double are, double aim, double bre, double bim) {
+  return cpow<float>(float(are), float(aim), float(bre), float(bim));
+}
 }
 
 namespace hassium::cpu {
@@ -80,6 +99,10 @@ std::span<const HelperSymbol> runtime_helpers() {
       {"hs_clog", reinterpret_cast<void*>(&hs_clog)},
       {"hs_csqrt", reinterpret_cast<void*>(&hs_csqrt)},
       {"hs_cpow", reinterpret_cast<void*>(&hs_cpow)},
+      {"hs_cexpf", reinterpret_cast<void*>(&hs_cexpf)},
+      {"hs_clogf", reinterpret_cast<void*>(&hs_clogf)},
+      {"hs_csqrtf", reinterpret_cast<void*>(&hs_csqrtf)},
+      {"hs_cpowf", reinterpret_cast<void*>(&hs_cpowf)},
   };
   return helpers;
 }

@@ -27,4 +27,9 @@ hassium::cpu::ComplexPair hs_cexp(double re, double im);
 hassium::cpu::ComplexPair hs_clog(double re, double im);
 hassium::cpu::ComplexPair hs_csqrt(double re, double im);
 hassium::cpu::ComplexPair hs_cpow(double are, double aim, double bre, double bim);
+// complex64's: float arithmetic, floats passed and returned as (exact) doubles
+hassium::cpu::ComplexPair hs_cexpf(double re, double im);
+hassium::cpu::ComplexPair hs_clogf(double re, double im);
+hassium::cpu::ComplexPair hs_csqrtf(double re, double im);
+hassium::cpu::ComplexPair hs_cpowf(double are, double aim, double bre, double bim);
 }
