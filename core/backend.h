@@ -24,6 +24,9 @@ public:
   virtual void execute(const Program& program) = 0;
   // Adds this backend's counters (fusion, memory, engine) to `c`.
   virtual void add_counters(ProfileCounters& c) const = 0;
+  // Blocks until work the backend does in the background (an engine compiling optimized
+  // kernels) is done. For tests and benchmarks that measure the steady state.
+  virtual void wait_background_work() {}
 };
 
 } // namespace hassium

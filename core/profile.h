@@ -23,6 +23,7 @@ namespace hassium {
   X(kernels_compiled, int64_t, "kernels compiled")                                                 \
   X(kernel_memory_hits, int64_t, "kernel cache hits (memory)")                                     \
   X(kernel_disk_hits, int64_t, "kernel cache hits (disk)")                                         \
+  X(kernels_optimized, int64_t, "kernels optimized in the background (tiered)")                    \
   X(cache_files_rejected, int64_t, "disk cache files rejected (damaged, foreign)")                 \
   X(cache_write_errors, int64_t, "disk cache writes failed")                                       \
   X(pool_reuses, int64_t, "memory pool reuses")                                                    \
@@ -30,6 +31,7 @@ namespace hassium {
   X(peak_bytes, int64_t, "peak bytes allocated")                                                   \
   X(fuse_seconds, double, "fusion time (s)")                                                       \
   X(compile_seconds, double, "compile time (s)")                                                   \
+  X(background_compile_seconds, double, "background compile time (s)")                             \
   X(execute_seconds, double, "execution time (s)")                                                 \
   X(flush_seconds, double, "flush time, total (s)")
 

@@ -266,6 +266,11 @@ ProfileCounters Runtime::counters() const {
   return c;
 }
 
+void Runtime::wait_background_work() {
+  std::lock_guard exec(exec_mutex_);
+  if (stack_.backend) stack_.backend->wait_background_work();
+}
+
 void Runtime::shutdown() {
   ReleaseBin bin;
   bool profile;

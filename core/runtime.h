@@ -107,6 +107,8 @@ public:
   std::vector<Operand> operand_storage(size_t n);
   // Counters of the runtime and its backend.
   ProfileCounters counters() const;
+  // Waits for the backend's background work (Backend::wait_background_work).
+  void wait_background_work();
   // Prints the counters to stderr when the stack asked for it; then drops the backend.
   void shutdown();
 

@@ -42,8 +42,12 @@ struct EngineStats {
   int64_t disk_cache_hits = 0;
   int64_t disk_cache_rejected = 0;     // cache files found but unusable (damaged, foreign)
   int64_t disk_cache_write_errors = 0; // kernels that could not be written to the disk cache
-  double compile_seconds = 0;
+  double compile_seconds = 0; // on the engine's thread (the time flushes waited for the JIT)
   double execute_seconds = 0;
+  // Tiered compilation: kernels whose optimized machine code replaced their fast code, and the
+  // background thread's compile time (it overlaps the flushes).
+  int64_t kernels_optimized = 0;
+  double background_compile_seconds = 0;
 };
 
 class Engine {
@@ -67,6 +71,9 @@ public:
   virtual void end_prepare() {}
   // Called by the VEM after the last block of a flush (also after a failed one).
   virtual void end_flush() {}
+  // Blocks until work the engine does in the background (compiling optimized kernels) is
+  // done; its results are used from the next block on. For tests and benchmarks.
+  virtual void wait_background_work() {}
   virtual EngineStats stats() const = 0;
 };
 

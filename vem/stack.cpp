@@ -91,6 +91,7 @@ StackOptions StackOptions::from_config(const Config& config) {
   o.merge_cache_dir = config.get_string("fuser", "cache_dir");
   o.cpu.threads = int(config.get_int("cpu", "threads"));
   o.cpu.opt_level = int(config.get_int("cpu", "opt_level"));
+  o.cpu.tiered_compile = config.get_bool("cpu", "tiered_compile");
   o.cpu.large_kernel = config.get_int("cpu", "large_kernel");
   o.cpu.cache = parse_kernel_cache_mode(config.choice("cpu", "kernel_cache"));
   o.cpu.cache_dir = config.get_string("cpu", "cache_dir");

@@ -34,6 +34,15 @@ py::dict profile_dict() {
 } // namespace
 
 void bind_profile(py::module_& m) {
+  m.def(
+      "wait_background_work",
+      [] {
+        flush();
+        without_gil([] { Runtime::instance().wait_background_work(); });
+      },
+      "Runs what is pending, then waits until the engine's background work is done: kernels "
+      "compiled by the fast code generator have their optimized code from the next flush on "
+      "([cpu] tiered_compile). For tests and benchmarks that measure the steady state.");
   m.def("profile", &profile_dict,
         "Runs what is pending, then returns the runtime's profile counters as a dict: the "
         "figures HASSIUM_PROFILE=1 prints at exit (flushes, instructions, blocks, partition and "

@@ -5,12 +5,15 @@
 # Usage: test_cmd_run_cache_faults.sh HASSIUM_BINARY SOURCE_DIR
 . "$(dirname "$0")/lib.sh" "$@"
 
-# run_in KERNEL_DIR PARTITION_DIR COMMAND...: both caches on disk in those directories.
+# run_in KERNEL_DIR PARTITION_DIR COMMAND...: both caches on disk in those directories; one
+# object per kernel (no tiered compilation: its fast and optimized objects are tested in
+# test/ve/test_cpu_tiers.cpp).
 run_in() {
   local kdir=$1 fdir=$2
   shift 2
   env -i PATH="$PATH" HOME="$tmp" HASSIUM_CONFIG="$src/config.ini" HASSIUM_CPU_KERNEL_CACHE=disk \
-    HASSIUM_CPU_CACHE_DIR="$kdir" HASSIUM_FUSER_CACHE=disk HASSIUM_FUSER_CACHE_DIR="$fdir" "$@"
+    HASSIUM_CPU_CACHE_DIR="$kdir" HASSIUM_FUSER_CACHE=disk HASSIUM_FUSER_CACHE_DIR="$fdir" \
+    HASSIUM_CPU_TIERED_COMPILE=false "$@"
 }
 # What a directory holds that is not a complete cache file (temporary files, anything else).
 strays() { find "$1" -mindepth 1 ! -name 'hs_*.o' ! -name '*.hsfp' -printf '%f\n' 2>/dev/null; }

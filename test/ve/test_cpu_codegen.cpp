@@ -92,23 +92,41 @@ TEST_CASE("codegen: tanh and arctan2 use libmvec variants beyond LLVM's own tabl
   CHECK(has(text, "vv_atan2f"));
 }
 
-TEST_CASE("codegen: a kernel past large_kernel compiles at the cheaper tier",
+TEST_CASE("codegen: a kernel past large_kernel only gets the fast code generator",
           "[ve][cpu][codegen]") {
   Program p;
   cpu::KernelPlan plan = triad_plan(p, 1 << 12);
   cpu::JitCompiler full(3, "", false, 0), cheap(3, "", false, 1); // every kernel is "large"
-  // Flagged for the fast code generator, optimized at level 1: no vectorizer.
-  CHECK_FALSE(has(full.ir_text(plan, false), "hassium.fast_codegen"));
-  CHECK(has(cheap.ir_text(plan, false), "hassium.fast_codegen"));
-  CHECK(uses_vector_registers(full.asm_text(plan)));
-  CHECK_FALSE(uses_vector_registers(cheap.asm_text(plan)));
-  // Another tier is another kernel (the key covers it), and it computes the same.
-  cpu::CompileResult rf = full.compile(plan), rc = cheap.compile(plan);
-  CHECK(rf.key != rc.key);
-  CHECK(rc.outcome == cpu::CompileOutcome::COMPILED);
+  // The fast tier is a kernel that may still be optimized; past large_kernel it is final.
+  cpu::CompileResult ff = full.compile(plan, cpu::Tier::FAST);
+  CHECK(ff.tier == cpu::Tier::FAST);
+  CHECK_FALSE(ff.final);
+  cpu::CompileResult fo = full.compile(plan, cpu::Tier::OPTIMIZED);
+  CHECK(fo.tier == cpu::Tier::OPTIMIZED);
+  CHECK(fo.final);
+  CHECK(fo.key != ff.key); // another code generator is another kernel (the key covers it)
+  cpu::CompileResult co = cheap.compile(plan, cpu::Tier::OPTIMIZED);
+  CHECK(co.tier == cpu::Tier::FAST);
+  CHECK(co.final);
+  CHECK(co.key == ff.key); // the same machine code as the fast tier of an unlimited engine
+  // Both code generators get the vectorized IR of the kernel pipeline.
+  CHECK(uses_vector_registers(full.asm_text(plan, cpu::Tier::FAST)));
+  CHECK(uses_vector_registers(full.asm_text(plan, cpu::Tier::OPTIMIZED)));
+  CHECK(has(full.ir_text(plan, true), "<8 x double>") == has(full.features(), "+avx512f"));
 }
 
-TEST_CASE("cpu engine: the cheaper tier computes what O3 does", "[ve][cpu][codegen]") {
+TEST_CASE("codegen: opt_level 0 is one tier, unoptimized", "[ve][cpu][codegen]") {
+  Program p;
+  cpu::KernelPlan plan = triad_plan(p, 1 << 12);
+  cpu::JitCompiler none(0, "", false);
+  cpu::CompileResult r = none.compile(plan, cpu::Tier::FAST);
+  CHECK(r.tier == cpu::Tier::FAST);
+  CHECK(r.final);
+  CHECK(none.ir_text(plan, true) == none.ir_text(plan, false));
+}
+
+TEST_CASE("cpu engine: a kernel past large_kernel computes what an optimized one does",
+          "[ve][cpu][codegen]") {
   const int64_t n = 3000;
   auto a = make_data_base("a", DType::FLOAT64, n), r = make_data_base("r", DType::FLOAT64, n);
   for (int64_t i = 0; i < n; ++i) data_of<double>(a)[i] = double(i % 97) * 0.125 - 3.0;
@@ -122,6 +140,7 @@ TEST_CASE("cpu engine: the cheaper tier computes what O3 does", "[ve][cpu][codeg
   for (int64_t large : {int64_t(0), int64_t(1)}) {
     CpuOptions o;
     o.large_kernel = large;
+    o.tiered_compile = false;
     auto engine = make_cpu_engine(o);
     run_all(*engine, p, {});
     const double* got = data_of<double>(r);

@@ -1,6 +1,7 @@
 // CpuEngine: per block, plan -> kernel (memory cache, else compile or load from disk) -> launch;
 // MATMUL blocks go to BLAS, the sorting extensions to ve/cpu/sorting.cpp. Kernel errors (bad
-// indices, negative integer powers) become UserErrors.
+// indices, negative integer powers) become UserErrors. With tiered compilation a new kernel
+// runs on fast-tier machine code until the background compiler's optimized code replaces it.
 #include "ve/cpu/cpu_engine.h"
 
 #include <chrono>
@@ -10,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/index_error.h"
+#include "ve/cpu/background_compiler.h"
 #include "ve/cpu/code_pages.h"
 #include "ve/cpu/jit_compiler.h"
 #include "ve/cpu/kernel_plan.h"
@@ -88,11 +90,18 @@ public:
              o.cache == KernelCacheMode::NONE, o.large_kernel) {
     HS_USER_ASSERT(o.cache != KernelCacheMode::DISK || !o.cache_dir.empty())
         << "[cpu] kernel_cache = disk needs a cache_dir";
+    if (o.tiered_compile && o.cache != KernelCacheMode::NONE && o.opt_level > 0) {
+      std::function<void()> drained;
+      if (o.drop_compiler_pages) drained = [] { drop_code_pages(); };
+      background_ = std::make_unique<cpu::BackgroundCompiler>(jit_, std::move(drained),
+                                                              [this] { warm_up(); });
+    }
   }
 
   std::string_view name() const override { return "cpu"; }
   EngineStats stats() const override {
     EngineStats s = stats_;
+    if (background_) s.disk_cache_write_errors += background_->errors();
     if (const cpu::DiskObjectCache* disk = jit_.disk_cache()) {
       s.disk_cache_rejected = int64_t(disk->stats().rejected);
       s.disk_cache_write_errors = int64_t(disk->stats().write_errors);
@@ -101,6 +110,7 @@ public:
   }
 
   void execute(const KernelBlock& block) override {
+    if (background_ && background_->has_finished()) install_optimized();
     auto t0 = Clock::now();
     double compile = 0;
     HS_INTERNAL_ASSERT(block.program && !block.instrs.empty()) << "empty block";
@@ -142,6 +152,7 @@ public:
   // the compiler's pages before the flush allocates its arrays.
   void prepare(const KernelBlock& block) override {
     if (!options_.drop_compiler_pages || options_.cache == KernelCacheMode::NONE) return;
+    if (background_ && background_->has_finished()) install_optimized();
     const Instruction& first = block.program->instrs[block.instrs.front()];
     if (first.info().family == Family::EXTENSION) return;
     plan_block(block, prepare_plan_, /*bind_data=*/false);
@@ -158,15 +169,25 @@ public:
     prepared_.insert(prepare_plan_.spec);
   }
 
+  // The compiler's pages are dropped after a flush's compiles, unless the background compiler
+  // is busy (it drops them itself when its queue empties).
   void end_prepare() override {
-    if (compiled_since_flush_ && options_.drop_compiler_pages) drop_code_pages();
+    if (compiled_since_flush_ && options_.drop_compiler_pages && background_idle())
+      drop_code_pages();
     compiled_since_flush_ = false;
   }
 
   void end_flush() override {
-    if (compiled_since_flush_ && options_.drop_compiler_pages) drop_code_pages();
+    if (compiled_since_flush_ && options_.drop_compiler_pages && background_idle())
+      drop_code_pages();
     compiled_since_flush_ = false;
     prepared_.clear();
+  }
+
+  void wait_background_work() override {
+    if (!background_) return;
+    background_->wait_idle();
+    install_optimized();
   }
 
   JitCompiler& jit() { return jit_; }
@@ -207,7 +228,7 @@ private:
         return it->second;
       }
     }
-    CompileResult r = jit_.compile(plan);
+    CompileResult r = jit_.compile(plan, background_ ? cpu::Tier::FAST : cpu::Tier::OPTIMIZED);
     compiled_since_flush_ = true;
     compile = r.seconds;
     stats_.compile_seconds += r.seconds;
@@ -226,7 +247,37 @@ private:
       transient_ = r.fns;
       return transient_;
     }
+    if (!r.final && background_) background_->submit(plan.spec, plan);
     return memory_.emplace(plan.spec, r.fns).first->second;
+  }
+
+  bool background_idle() { return !background_ || background_->idle(); }
+
+  // One optimized compile of the smallest kernel (a 1-element copy), on this thread: LLVM's
+  // code generator creates its lazily made statics (see background_compiler.h). ~2 ms, once.
+  void warm_up() {
+    BasePtr base = make_base("warm_up", DType::FLOAT64, 1);
+    Program p;
+    p.instrs.emplace_back(Opcode::IDENTITY,
+                          std::vector<Operand>{View::whole(base), Scalar::of_float(1.0)});
+    KernelBlock block{&p, {0}, {}};
+    KernelPlan plan;
+    plan_block(block, plan, /*bind_data=*/false);
+    jit_.warm_up(plan);
+  }
+
+  // The optimized machine code the background compiler finished replaces the fast code in the
+  // memory cache; the blocks' kept states point at the cache's entries, so every block runs it
+  // from now on.
+  void install_optimized() {
+    for (cpu::BackgroundCompiler::Finished& f : background_->take_finished()) {
+      auto it = memory_.find(f.spec);
+      if (it == memory_.end()) continue;
+      it->second = f.result.fns;
+      ++stats_.kernels_optimized;
+      stats_.background_compile_seconds += f.result.seconds;
+      if (f.result.outcome == CompileOutcome::LOADED_FROM_DISK) ++stats_.disk_cache_hits;
+    }
   }
 
   CpuOptions options_;
@@ -242,6 +293,8 @@ private:
   std::unordered_set<std::string> prepared_; // specs prepare() compiled in this flush
   EngineStats stats_;
   bool compiled_since_flush_ = false; // the JIT ran (compile or load) in this flush
+  // Tiered compilation (null without): declared last, so it stops before the JIT goes.
+  std::unique_ptr<cpu::BackgroundCompiler> background_;
 };
 } // namespace
 } // namespace cpu

@@ -15,11 +15,18 @@ namespace hassium {
 enum class KernelCacheMode { NONE, MEMORY, DISK };
 
 struct CpuOptions {
-  int threads = 0;   // OpenMP threads per kernel; 0 = omp_get_max_threads()
-  int opt_level = 3; // LLVM optimization level, 0..3
-  // A kernel of more LLVM IR instructions than this compiles at opt_level 1 with LLVM's fast
-  // code generator (a column sweep fused into one block: seconds at O3, see jit_compiler.h);
-  // 0 = never.
+  int threads = 0; // OpenMP threads per kernel; 0 = omp_get_max_threads()
+  // The optimizing code generator's level, 0..3 (0: no IR optimization, only the fast code
+  // generator; see ve/cpu/jit_compiler.h).
+  int opt_level = 3;
+  // Tiered compilation: a new kernel is compiled by the fast code generator and runs at once;
+  // a background thread compiles it again with the optimizing one, and the engine switches to
+  // that code at the kernel's next launch after it is ready (both compute the same bits).
+  // Needs a kernel cache (memory or disk). false: every kernel is compiled optimized first.
+  bool tiered_compile = true;
+  // A kernel of more LLVM IR instructions than this is only compiled by the fast code
+  // generator (a column sweep fused into one block: seconds in the optimizing one's register
+  // allocator, see jit_compiler.h); 0 = never.
   int64_t large_kernel = 4000;
   KernelCacheMode cache = KernelCacheMode::MEMORY;
   std::string cache_dir; // object files when cache == DISK (created if missing)

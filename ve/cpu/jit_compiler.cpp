@@ -1,10 +1,12 @@
-// JitCompiler: LLJIT for the host CPU (detectHost), the new PassBuilder's O3 pipeline with the
-// libmvec vector math library in TargetLibraryInfo, target-cpu/target-features on every kernel
-// function (or the vectorizer plans for SSE2), and an ObjectCache on disk.
+// JitCompiler: LLJIT for the host CPU (detectHost), hassium's kernel pipeline (a short list of
+// LLVM passes that vectorizes the loop nest with libmvec in TargetLibraryInfo), target-cpu/
+// target-features on every kernel function (or the vectorizer plans for SSE2), two code
+// generators (fast and optimizing), and an ObjectCache on disk.
 #include "ve/cpu/jit_compiler.h"
 
 #include <algorithm>
 #include <mutex>
+#include <vector>
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Config/llvm-config.h>
@@ -18,6 +20,16 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+#include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/IndVarSimplify.h>
+#include <llvm/Transforms/Scalar/LICM.h>
+#include <llvm/Transforms/Scalar/LoopPassManager.h>
+#include <llvm/Transforms/Scalar/LoopRotation.h>
+#include <llvm/Transforms/Scalar/SROA.h>
+#include <llvm/Transforms/Scalar/SimplifyCFG.h>
+#include <llvm/Transforms/Utils/InjectTLIMappings.h>
+#include <llvm/Transforms/Vectorize/LoopVectorize.h>
 #include <xxhash.h>
 
 #include "core/error.h"
@@ -31,6 +43,10 @@ namespace hassium::cpu {
 
 namespace {
 using Clock = std::chrono::steady_clock;
+
+// The kernel pipeline's version: part of every cache key, so a change of the pipeline (or of
+// what a tier means) never loads objects the previous one compiled.
+constexpr int kPipelineVersion = 2;
 
 // LLVM's errors become InternalErrors at this boundary (a kernel that does not compile is a bug).
 template <typename T> T unwrap(llvm::Expected<T> value, const char* what) {
@@ -63,19 +79,6 @@ llvm::CodeGenOpt::Level codegen_level(int opt) {
   }
 }
 
-llvm::OptimizationLevel pass_level(int opt) {
-  switch (opt) {
-  case 0:
-    return llvm::OptimizationLevel::O0;
-  case 1:
-    return llvm::OptimizationLevel::O1;
-  case 2:
-    return llvm::OptimizationLevel::O2;
-  default:
-    return llvm::OptimizationLevel::O3;
-  }
-}
-
 std::string hex128(XXH128_hash_t h) {
   static const char* digits = "0123456789abcdef";
   std::string s(32, '0');
@@ -85,9 +88,12 @@ std::string hex128(XXH128_hash_t h) {
   }
   return s;
 }
-// Compiles each module with one of two target machines: the configured code generator, or the
-// fast one for a module flagged kFastCodegen (a huge kernel).
+
+// Compiles each module with one of two target machines: the optimizing code generator, or the
+// fast one for a module flagged kFastCodegen. A TargetMachine is not thread-safe: each is
+// used by one compile at a time.
 constexpr const char* kFastCodegen = "hassium.fast_codegen";
+constexpr const char* kNotCached = "hassium.not_cached"; // the disk cache does not see it
 class TieredCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
 public:
   TieredCompiler(std::unique_ptr<llvm::TargetMachine> full,
@@ -95,12 +101,16 @@ public:
       : IRCompiler(llvm::orc::irManglingOptionsFromTargetOptions(full->Options)),
         full_(std::move(full)), fast_(std::move(fast)), cache_(cache) {}
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module& m) override {
-    llvm::orc::SimpleCompiler compile(m.getModuleFlag(kFastCodegen) ? *fast_ : *full_, cache_);
+    const bool fast = m.getModuleFlag(kFastCodegen) != nullptr;
+    std::lock_guard<std::mutex> lock(fast ? fast_mu_ : full_mu_);
+    llvm::orc::SimpleCompiler compile(fast ? *fast_ : *full_,
+                                      m.getModuleFlag(kNotCached) ? nullptr : cache_);
     return compile(m);
   }
 
 private:
   std::unique_ptr<llvm::TargetMachine> full_, fast_;
+  std::mutex full_mu_, fast_mu_;
   llvm::ObjectCache* cache_;
 };
 
@@ -110,20 +120,66 @@ size_t instruction_count(const llvm::Module& m) {
   return n;
 }
 
+// The kernel pipeline: promote the generated code's stack slots to registers, simplify, put
+// the loop nest in the form the vectorizer wants (rotated, invariants hoisted, canonical
+// induction variables), map math calls to libmvec's vector variants, vectorize (and
+// interleave) the loops, clean up. A fraction of O3's passes: O3's inliner, GVN, unrolling and
+// repeated simplification passes change little in these loops (kernels ran within ~10% of
+// O3's), at a third of its optimization time.
+llvm::ModulePassManager kernel_pipeline() {
+  llvm::LoopPassManager loops;
+  loops.addPass(llvm::LoopRotatePass());
+  loops.addPass(llvm::LICMPass(llvm::LICMOptions()));
+  loops.addPass(llvm::IndVarSimplifyPass());
+  llvm::FunctionPassManager f;
+  f.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+  f.addPass(llvm::EarlyCSEPass(false));
+  f.addPass(llvm::InstCombinePass());
+  f.addPass(llvm::SimplifyCFGPass());
+  f.addPass(llvm::createFunctionToLoopPassAdaptor(std::move(loops), /*UseMemorySSA=*/true));
+  f.addPass(llvm::InjectTLIMappings());
+  f.addPass(llvm::LoopVectorizePass(llvm::LoopVectorizeOptions()));
+  f.addPass(llvm::InstCombinePass());
+  f.addPass(llvm::SimplifyCFGPass());
+  llvm::ModulePassManager m;
+  m.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(f)));
+  return m;
+}
+
 } // namespace
 
 struct JitCompiler::Impl {
   int opt_level = 3;
   int64_t large_kernel = 0;
   bool transient = false;
-  std::unique_ptr<llvm::TargetMachine> tm; // for the optimizer's cost model
+  llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple()};
   std::unique_ptr<DiskObjectCache> disk;
   std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::string cpu, features, triple;
+  VectorIsa isa;
+
+  std::mutex mu; // guards what follows (compile() runs on two threads)
   std::unordered_map<std::string, CompiledKernel> loaded; // by key
   llvm::orc::ResourceTrackerSP last_tracker;
   uint64_t transient_counter = 0;
-  std::string cpu, features, triple;
-  VectorIsa isa;
+  // Target machines for the optimizer's cost model, one per concurrent compile.
+  std::vector<std::unique_ptr<llvm::TargetMachine>> spare_tms;
+
+  std::unique_ptr<llvm::TargetMachine> take_tm() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!spare_tms.empty()) {
+        auto tm = std::move(spare_tms.back());
+        spare_tms.pop_back();
+        return tm;
+      }
+    }
+    return unwrap(jtmb.createTargetMachine(), "creating a target machine");
+  }
+  void give_tm(std::unique_ptr<llvm::TargetMachine> tm) {
+    std::lock_guard<std::mutex> lock(mu);
+    spare_tms.push_back(std::move(tm));
+  }
 
   // A fresh module for the plan: data layout, triple and target attributes set, named as
   // generated (kKernelName, kCombineName).
@@ -142,37 +198,50 @@ struct JitCompiler::Impl {
     return m;
   }
 
-  // The optimization level of the module; a huge one (see jit_compiler.h) gets the cheaper
-  // tier and the flag that sends it to the fast code generator (TieredCompiler).
-  int tier(llvm::Module& m) const {
-    if (large_kernel <= 0 || int64_t(instruction_count(m)) <= large_kernel) return opt_level;
-    m.addModuleFlag(llvm::Module::Warning, kFastCodegen, 1);
-    return std::min(opt_level, 1);
+  // Whether a module may get the optimizing code generator.
+  bool optimizable(const llvm::Module& m) const {
+    return opt_level > 0 && (large_kernel <= 0 || int64_t(instruction_count(m)) <= large_kernel);
   }
 
-  void optimize(llvm::Module& m, int level) {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PipelineTuningOptions pto;
-    pto.LoopVectorization = level >= 2;
-    pto.SLPVectorization = level >= 2;
-    llvm::PassBuilder pb(tm.get(), pto);
-    llvm::Triple tt(triple);
-    llvm::TargetLibraryInfoImpl tlii(tt);
-    tlii.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, tt);
-    tlii.addVectorizableFunctions(libmvec_extra_mappings(isa));
-    fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
-    pb.registerModuleAnalyses(mam);
-    pb.registerCGSCCAnalyses(cgam);
-    pb.registerFunctionAnalyses(fam);
-    pb.registerLoopAnalyses(lam);
-    pb.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::ModulePassManager mpm = level == 0
-                                      ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
-                                      : pb.buildPerModuleDefaultPipeline(pass_level(level));
-    mpm.run(m, mam);
+  void optimize(llvm::Module& m) {
+    if (opt_level == 0) return;
+    std::unique_ptr<llvm::TargetMachine> tm = take_tm();
+    {
+      llvm::LoopAnalysisManager lam;
+      llvm::FunctionAnalysisManager fam;
+      llvm::CGSCCAnalysisManager cgam;
+      llvm::ModuleAnalysisManager mam;
+      llvm::PassBuilder pb(tm.get());
+      llvm::Triple tt(triple);
+      llvm::TargetLibraryInfoImpl tlii(tt);
+      tlii.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, tt);
+      tlii.addVectorizableFunctions(libmvec_extra_mappings(isa));
+      fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
+      pb.registerModuleAnalyses(mam);
+      pb.registerCGSCCAnalyses(cgam);
+      pb.registerFunctionAnalyses(fam);
+      pb.registerLoopAnalyses(lam);
+      pb.crossRegisterProxies(lam, fam, cgam, mam);
+      kernel_pipeline().run(m, mam);
+    }
+    give_tm(std::move(tm));
+  }
+
+  // The cache key of a module at a tier: the text prefix (IR and host) plus the code generator.
+  std::string key_of(const std::string& prefix, Tier tier) const {
+    std::string text = prefix;
+    text += "|codegen=";
+    text += tier == Tier::FAST ? "fast" : std::to_string(opt_level);
+    return hex128(XXH3_128bits(text.data(), text.size()));
+  }
+
+  // Looks the key up among the loaded kernels.
+  bool find_loaded(const std::string& key, CompiledKernel& fns) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = loaded.find(key);
+    if (it == loaded.end()) return false;
+    fns = it->second;
+    return true;
   }
 };
 
@@ -184,18 +253,17 @@ JitCompiler::JitCompiler(int opt_level, const std::string& disk_dir, bool transi
   I.opt_level = opt_level < 0 ? 0 : opt_level > 3 ? 3 : opt_level;
   I.large_kernel = large_kernel;
   I.transient = transient;
-  auto jtmb = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "detecting the host CPU");
-  jtmb.setCodeGenOptLevel(codegen_level(I.opt_level));
-  I.cpu = cpu_ = jtmb.getCPU();
-  I.features = features_ = jtmb.getFeatures().getString();
-  I.triple = jtmb.getTargetTriple().str();
+  I.jtmb = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "detecting the host CPU");
+  I.jtmb.setCodeGenOptLevel(codegen_level(I.opt_level));
+  I.cpu = cpu_ = I.jtmb.getCPU();
+  I.features = features_ = I.jtmb.getFeatures().getString();
+  I.triple = I.jtmb.getTargetTriple().str();
   I.isa = vector_isa(I.features);
-  I.tm = unwrap(jtmb.createTargetMachine(), "creating the target machine");
   if (!disk_dir.empty()) I.disk = std::make_unique<DiskObjectCache>(disk_dir);
   DiskObjectCache* cache = I.disk.get();
   I.jit = unwrap(
       llvm::orc::LLJITBuilder()
-          .setJITTargetMachineBuilder(jtmb)
+          .setJITTargetMachineBuilder(I.jtmb)
           .setCompileFunctionCreator(
               [cache](llvm::orc::JITTargetMachineBuilder b)
                   -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
@@ -230,42 +298,67 @@ const DiskObjectCache* JitCompiler::disk_cache() const {
   return impl_->disk.get();
 }
 
-CompileResult JitCompiler::compile(const KernelPlan& plan) {
+CompileResult JitCompiler::compile(const KernelPlan& plan, Tier tier) {
   Impl& I = *impl_;
   auto t0 = Clock::now();
   auto ctx = std::make_unique<llvm::LLVMContext>();
   auto m = I.module_for(plan, *ctx);
+  const bool optimizable = I.optimizable(*m);
 
-  const int level = I.tier(*m);
-
-  // The key: everything the machine code depends on (the module flag included).
-  std::string text;
+  // The keys: everything the machine code depends on, per tier.
+  std::string prefix;
   {
-    llvm::raw_string_ostream os(text);
+    llvm::raw_string_ostream os(prefix);
     m->print(os, nullptr);
     os << "|cpu=" << I.cpu << "|features=" << I.features << "|llvm=" << LLVM_VERSION_STRING
-       << "|opt=" << level << "|cache=" << object_file::kMagic;
+       << "|pipeline=" << kPipelineVersion << "|ir=" << (I.opt_level > 0)
+       << "|cache=" << object_file::kMagic;
   }
+  // The tiers to take, best first, and the one to compile when none is found.
+  std::vector<Tier> acceptable;
+  if (optimizable) acceptable.push_back(Tier::OPTIMIZED);
+  if (tier == Tier::FAST || !optimizable) acceptable.push_back(Tier::FAST);
+  const Tier to_compile = acceptable.back();
+
   CompileResult r;
-  r.key = hex128(XXH3_128bits(text.data(), text.size()));
+  auto done = [&](Tier t, CompileOutcome outcome) {
+    r.tier = t;
+    r.final = t == Tier::OPTIMIZED || !optimizable;
+    r.outcome = outcome;
+    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return r;
+  };
   if (!I.transient) {
-    auto it = I.loaded.find(r.key);
-    if (it != I.loaded.end()) {
-      r.fns = it->second;
-      r.outcome = CompileOutcome::ALREADY_LOADED;
-      r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-      return r;
+    for (Tier t : acceptable) {
+      r.key = I.key_of(prefix, t);
+      if (I.find_loaded(r.key, r.fns)) return done(t, CompileOutcome::ALREADY_LOADED);
     }
   }
+  // Found on disk: the ObjectCache hands the object to the compiler, the IR is not optimized.
+  Tier tier_done = to_compile;
+  bool from_disk = false;
+  if (I.disk && !I.transient) {
+    for (Tier t : acceptable) {
+      r.key = I.key_of(prefix, t);
+      if (I.disk->prefetch("hs_" + r.key)) {
+        from_disk = true;
+        tier_done = t;
+        break;
+      }
+    }
+  }
+  if (!from_disk) r.key = I.key_of(prefix, to_compile);
   std::string name = "hs_" + r.key;
-  if (I.transient) name += "_t" + std::to_string(I.transient_counter++);
+  if (I.transient) {
+    std::lock_guard<std::mutex> lock(I.mu);
+    name += "_t" + std::to_string(I.transient_counter++);
+  }
   m->setModuleIdentifier(name);
   m->getFunction(kKernelName)->setName(name + "_kernel");
   if (llvm::Function* c = m->getFunction(kCombineName)) c->setName(name + "_combine");
+  if (tier_done == Tier::FAST) m->addModuleFlag(llvm::Module::Warning, kFastCodegen, 1);
+  if (!from_disk) I.optimize(*m);
 
-  // Found on disk: the ObjectCache hands the object to the compiler, the IR is not optimized.
-  bool from_disk = I.disk && !I.transient && I.disk->prefetch(name);
-  if (!from_disk) I.optimize(*m, level);
   llvm::orc::ResourceTrackerSP tracker = I.jit->getMainJITDylib().createResourceTracker();
   check(I.jit->addIRModule(tracker, llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))),
         "adding a kernel");
@@ -273,41 +366,69 @@ CompileResult JitCompiler::compile(const KernelPlan& plan) {
   if (plan.has_reduction)
     r.fns.combine =
         unwrap(I.jit->lookup(name + "_combine"), "looking up a combine step").toPtr<CombineFn>();
-  r.outcome = from_disk ? CompileOutcome::LOADED_FROM_DISK : CompileOutcome::COMPILED;
-  if (I.transient)
-    I.last_tracker = tracker;
-  else
-    I.loaded.emplace(r.key, r.fns);
-  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  return r;
+  {
+    std::lock_guard<std::mutex> lock(I.mu);
+    if (I.transient)
+      I.last_tracker = tracker;
+    else
+      I.loaded.emplace(r.key, r.fns);
+  }
+  return done(tier_done, from_disk ? CompileOutcome::LOADED_FROM_DISK : CompileOutcome::COMPILED);
 }
 
 void JitCompiler::release() {
   Impl& I = *impl_;
-  if (!I.last_tracker) return;
-  check(I.last_tracker->remove(), "unloading a kernel");
-  I.last_tracker = nullptr;
+  llvm::orc::ResourceTrackerSP tracker;
+  {
+    std::lock_guard<std::mutex> lock(I.mu);
+    tracker = std::move(I.last_tracker);
+  }
+  if (tracker) check(tracker->remove(), "unloading a kernel");
+}
+
+void JitCompiler::warm_up(const KernelPlan& plan) {
+  Impl& I = *impl_;
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  auto m = I.module_for(plan, *ctx);
+  std::string name;
+  {
+    std::lock_guard<std::mutex> lock(I.mu);
+    name = "hs_warm_up_" + std::to_string(I.transient_counter++);
+  }
+  m->setModuleIdentifier(name);
+  m->getFunction(kKernelName)->setName(name + "_kernel");
+  m->addModuleFlag(llvm::Module::Warning, kNotCached, 1);
+  I.optimize(*m);
+  llvm::orc::ResourceTrackerSP tracker = I.jit->getMainJITDylib().createResourceTracker();
+  check(I.jit->addIRModule(tracker, llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))),
+        "adding a kernel");
+  unwrap(I.jit->lookup(name + "_kernel"), "looking up a kernel");
+  check(tracker->remove(), "unloading a kernel");
 }
 
 std::string JitCompiler::ir_text(const KernelPlan& plan, bool optimized) {
   llvm::LLVMContext ctx;
   auto m = impl_->module_for(plan, ctx);
-  const int level = impl_->tier(*m);
-  if (optimized) impl_->optimize(*m, level);
+  if (optimized) impl_->optimize(*m);
   std::string s;
   llvm::raw_string_ostream os(s);
   m->print(os, nullptr);
   return os.str();
 }
 
-std::string JitCompiler::asm_text(const KernelPlan& plan) {
+std::string JitCompiler::asm_text(const KernelPlan& plan, Tier tier) {
+  Impl& I = *impl_;
   llvm::LLVMContext ctx;
-  auto m = impl_->module_for(plan, ctx);
-  impl_->optimize(*m, impl_->tier(*m));
+  auto m = I.module_for(plan, ctx);
+  if (!I.optimizable(*m)) tier = Tier::FAST;
+  I.optimize(*m);
+  llvm::orc::JITTargetMachineBuilder b = I.jtmb;
+  if (tier == Tier::FAST) b.setCodeGenOptLevel(llvm::CodeGenOpt::None);
+  auto tm = unwrap(b.createTargetMachine(), "creating a target machine");
   llvm::SmallString<0> buf;
   llvm::raw_svector_ostream os(buf);
   llvm::legacy::PassManager pm;
-  HS_INTERNAL_ASSERT(!impl_->tm->addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_AssemblyFile))
+  HS_INTERNAL_ASSERT(!tm->addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_AssemblyFile))
       << "the target cannot emit assembly";
   pm.run(*m);
   return std::string(buf.str());

@@ -1,5 +1,6 @@
-// JitCompiler: LLVM modules -> machine code in this process (ORC LLJIT for the host CPU, the O3
-// pipeline with libmvec, an on-disk object cache keyed by a content hash).
+// JitCompiler: LLVM modules -> machine code in this process (ORC LLJIT for the host CPU, hassium's
+// kernel pipeline with libmvec, two code generators: fast and optimizing), an on-disk object
+// cache keyed by a content hash.
 #pragma once
 
 #include <chrono>
@@ -24,42 +25,61 @@ struct CompiledKernel {
   CombineFn combine = nullptr; // null when the block has no reduction
 };
 
+// The code generator machine code comes from. Both run on the same optimized IR (the kernel
+// pipeline), so a kernel computes the same bits at either tier; they differ in compile time
+// and speed. FAST: LLVM's fast instruction selector and register allocator (a small kernel in
+// ~1-2 ms; loops keep their vector width but spill more). OPTIMIZED: the full code generator
+// at [cpu] opt_level (several times the compile time, 1-3x faster loops).
+enum class Tier : uint8_t { FAST, OPTIMIZED };
+
 // What one compile() call did.
 enum class CompileOutcome { COMPILED, LOADED_FROM_DISK, ALREADY_LOADED };
 
 struct CompileResult {
   CompiledKernel fns;
   CompileOutcome outcome = CompileOutcome::COMPILED;
+  Tier tier = Tier::OPTIMIZED; // of the machine code in fns
+  // True when no better machine code exists for this kernel: it is OPTIMIZED, or it can only
+  // be FAST (a huge kernel past large_kernel, or opt_level 0).
+  bool final = true;
   double seconds = 0;
-  std::string key; // hash of the IR, CPU, features, LLVM version and options
+  std::string key; // hash of the IR, CPU, features, LLVM version, pipeline and code generator
 };
 
 class JitCompiler {
 public:
   // `disk_dir` empty: no disk cache. `transient`: every module is loaded under its own
-  // resource tracker and unloaded by release() (kernel cache mode "none"). A module of more
-  // than `large_kernel` IR instructions (0: no limit) is optimized at level min(opt_level, 1)
-  // and compiled by the fast code generator (CodeGenOpt::None: the fast register allocator):
-  // LLVM's greedy allocator and scheduler grow faster than linearly in a huge loop body.
+  // resource tracker and unloaded by release() (kernel cache mode "none"). `opt_level` 0..3:
+  // the optimizing code generator's level (0: no IR pipeline either, and both tiers are the
+  // fast one). A module of more than `large_kernel` IR instructions (0: no limit) is only ever
+  // compiled by the fast code generator: the optimizing one's register allocator and
+  // scheduler grow faster than linearly in a huge loop body.
   JitCompiler(int opt_level, const std::string& disk_dir, bool transient, int64_t large_kernel = 0);
   ~JitCompiler();
   JitCompiler(const JitCompiler&) = delete;
   JitCompiler& operator=(const JitCompiler&) = delete;
 
-  // Compiles the plan's module, or loads it from disk, or finds it already loaded.
-  CompileResult compile(const KernelPlan& plan);
+  // The plan's kernel at `tier` or better: its OPTIMIZED machine code when loaded or on disk;
+  // else (tier FAST) its FAST machine code loaded, on disk, or compiled; else (OPTIMIZED)
+  // compiled by the optimizing code generator. Compiled objects go to the disk cache.
+  // Thread-safe: a background thread may compile while the engine's thread does (ve/cpu/
+  // background_compiler.h); not in transient mode.
+  CompileResult compile(const KernelPlan& plan, Tier tier = Tier::OPTIMIZED);
   // Unloads what the last compile() loaded, in transient mode (no-op otherwise).
   void release();
+  // Runs the optimizing code generator on the plan's module, past the caches (nothing is
+  // looked up, kept or stored), and unloads it: LLVM creates its lazily made statics.
+  void warm_up(const KernelPlan& plan);
 
   // The disk cache (its directory and counters); null without one.
   const DiskObjectCache* disk_cache() const;
 
   const std::string& cpu() const { return cpu_; }
   const std::string& features() const { return features_; }
-  // The IR a plan compiles from, before (optimized = false) or after the O3 pipeline.
+  // The IR a plan compiles from, before (optimized = false) or after the kernel pipeline.
   std::string ir_text(const KernelPlan& plan, bool optimized);
-  // The assembly of a plan's optimized module, for checking what the vectorizer did.
-  std::string asm_text(const KernelPlan& plan);
+  // The assembly of a plan's kernel at a tier, for checking what the vectorizer did.
+  std::string asm_text(const KernelPlan& plan, Tier tier = Tier::OPTIMIZED);
 
 private:
   struct Impl;

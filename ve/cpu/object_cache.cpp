@@ -41,7 +41,7 @@ std::unique_ptr<llvm::MemoryBuffer> DiskObjectCache::read(const std::string& key
     }
   }
   if (!object) {
-    ++stats_.rejected;
+    ++rejected_;
     cache_file::warn_once(kCache, dir_, "rejected",
                           "ignored " + key + ".o (" + why + "); it is compiled again and replaced");
   }
@@ -51,13 +51,15 @@ std::unique_ptr<llvm::MemoryBuffer> DiskObjectCache::read(const std::string& key
 bool DiskObjectCache::prefetch(const std::string& key) {
   auto object = read(key);
   if (!object) return false;
-  ++stats_.hits;
+  ++hits_;
+  std::lock_guard<std::mutex> lock(mu_);
   prefetched_[key] = std::move(object);
   return true;
 }
 
 std::unique_ptr<llvm::MemoryBuffer> DiskObjectCache::getObject(const llvm::Module* m) {
   std::string key = m->getModuleIdentifier();
+  std::lock_guard<std::mutex> lock(mu_);
   auto it = prefetched_.find(key);
   if (it == prefetched_.end()) return nullptr; // not prefetched: the module is compiled
   auto object = std::move(it->second);
@@ -69,10 +71,10 @@ void DiskObjectCache::store(const std::string& key, llvm::StringRef object) {
   std::string error =
       cache_file::write_atomically(dir_, key + ".o", object_file::encode(key, object));
   if (error.empty()) {
-    ++stats_.writes;
+    ++writes_;
     return;
   }
-  ++stats_.write_errors;
+  ++write_errors_;
   cache_file::warn_once(kCache, dir_, "write",
                         error + "; kernels are compiled without being kept on disk");
 }

@@ -2,8 +2,10 @@
 // plugged into the JIT's compiler as an LLVM ObjectCache. Many processes may share it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 
@@ -18,6 +20,7 @@ namespace hassium::cpu {
 // this very key and its object parses; anything else is rejected (counted, warned about once per
 // process) and replaced by the next compile. A write that fails (full disk, read-only
 // directory) is counted and warned about once per process; the kernel runs all the same.
+// Thread-safe (the JIT compiles on the engine's thread and a background thread).
 class DiskObjectCache : public llvm::ObjectCache {
 public:
   struct Stats {
@@ -38,14 +41,17 @@ public:
 
   const std::string& dir() const { return dir_; }
   std::string path_of(const std::string& key) const;
-  const Stats& stats() const { return stats_; }
+  Stats stats() const {
+    return {hits_.load(), rejected_.load(), writes_.load(), write_errors_.load()};
+  }
 
 private:
   std::unique_ptr<llvm::MemoryBuffer> read(const std::string& key);
   void store(const std::string& key, llvm::StringRef object);
 
   std::string dir_;
-  Stats stats_;
+  std::atomic<uint64_t> hits_{0}, rejected_{0}, writes_{0}, write_errors_{0};
+  std::mutex mu_; // guards prefetched_
   std::unordered_map<std::string, std::unique_ptr<llvm::MemoryBuffer>> prefetched_;
 };
 

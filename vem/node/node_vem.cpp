@@ -183,6 +183,8 @@ void NodeVem::add_counters(ProfileCounters& c) const {
   c.cache_files_rejected += e.disk_cache_rejected;
   c.cache_write_errors += e.disk_cache_write_errors;
   c.compile_seconds += e.compile_seconds;
+  c.kernels_optimized += e.kernels_optimized;
+  c.background_compile_seconds += e.background_compile_seconds;
   c.execute_seconds += e.execute_seconds;
   MemoryPoolStats m = pool_->stats();
   c.pool_reuses += m.reuses;

@@ -1,0 +1,157 @@
+// BackgroundCompiler: a queue of plans, one SCHED_IDLE thread compiling them at the OPTIMIZED
+// tier, a list of finished results the engine takes on its own thread.
+#include "ve/cpu/background_compiler.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <unordered_set>
+
+namespace hassium::cpu {
+
+namespace {
+// The lowest priority Linux has: the thread runs only on a core nothing else wants. Where
+// SCHED_IDLE is refused, the highest nice value.
+void lower_own_priority() {
+  sched_param p{};
+  if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &p) != 0)
+    (void)setpriority(PRIO_PROCESS, 0, 19); // (per thread on Linux: its own thread id)
+}
+// The compilers with a running thread. At process exit their threads stop before LLVM's own
+// static objects are destroyed (a compile running through exit() crashed in the code
+// generator, reading a function-local static set exit() had destroyed): the exit handler is
+// registered when the first thread starts, after a warm-up compile made LLVM create those
+// statics, so it runs before their destructors.
+std::mutex g_live_mu;
+std::unordered_set<BackgroundCompiler*>& live() {
+  static auto* set = new std::unordered_set<BackgroundCompiler*>; // never destroyed
+  return *set;
+}
+void stop_all_at_exit() {
+  std::vector<BackgroundCompiler*> all;
+  {
+    std::lock_guard<std::mutex> lock(g_live_mu);
+    all.assign(live().begin(), live().end());
+  }
+  for (BackgroundCompiler* c : all) c->stop();
+}
+} // namespace
+
+BackgroundCompiler::BackgroundCompiler(JitCompiler& jit, std::function<void()> on_drained,
+                                       std::function<void()> warm_up)
+    : jit_(jit), on_drained_(std::move(on_drained)), warm_up_(std::move(warm_up)) {}
+
+BackgroundCompiler::~BackgroundCompiler() {
+  stop();
+  std::lock_guard<std::mutex> lock(g_live_mu);
+  live().erase(this);
+}
+
+void BackgroundCompiler::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+    queue_.clear();
+  }
+  wake_.notify_all();
+  std::lock_guard<std::mutex> join_lock(join_mu_);
+  if (thread_.joinable()) thread_.join();
+}
+
+void BackgroundCompiler::submit(const std::string& spec, const KernelPlan& plan) {
+  KernelPlan copy;
+  copy.ndim = plan.ndim;
+  copy.axis = plan.axis;
+  copy.split = plan.split;
+  copy.has_scan = plan.has_scan;
+  copy.has_reduction = plan.has_reduction;
+  copy.writes_flat = plan.writes_flat;
+  copy.position_inner = plan.position_inner;
+  copy.position_param = plan.position_param;
+  copy.arrays = plan.arrays;
+  for (PlanArray& a : copy.arrays) a.view = nullptr; // the block's views are gone by then
+  copy.constants = plan.constants;
+  copy.instrs = plan.instrs;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stop_) return;
+    queue_.emplace_back(spec, std::move(copy));
+    if (!started_) {
+      started_ = true;
+      if (warm_up_) warm_up_();
+      std::atexit(stop_all_at_exit); // (again per compiler: after its own warm-up)
+      {
+        std::lock_guard<std::mutex> live_lock(g_live_mu);
+        live().insert(this);
+      }
+      thread_ = std::thread([this] { run(); });
+    }
+  }
+  wake_.notify_one();
+}
+
+std::vector<BackgroundCompiler::Finished> BackgroundCompiler::take_finished() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<Finished> out;
+  out.swap(finished_);
+  finished_count_.store(0, std::memory_order_release);
+  return out;
+}
+
+void BackgroundCompiler::wait_idle() {
+  std::unique_lock<std::mutex> lock(mu_);
+  idle_cv_.wait(lock, [this] { return (queue_.empty() && !busy_) || stop_; });
+}
+
+bool BackgroundCompiler::idle() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queue_.empty() && !busy_;
+}
+
+void BackgroundCompiler::run() {
+  lower_own_priority();
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+    if (stop_) break;
+    auto [spec, plan] = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    lock.unlock();
+    bool ok = true;
+    CompileResult r;
+    try {
+      r = jit_.compile(plan, Tier::OPTIMIZED);
+    } catch (const std::exception& e) {
+      // A bug in the optimizing code generator's path: the kernel keeps its fast machine code.
+      ok = false;
+      ++errors_;
+      std::fprintf(stderr,
+                   "hassium: warning: background compile failed (%s); the kernel keeps "
+                   "its fast-tier code\n",
+                   e.what());
+    }
+    bool drained;
+    lock.lock();
+    if (ok) {
+      finished_.push_back({std::move(spec), std::move(r)});
+      finished_count_.store(int64_t(finished_.size()), std::memory_order_release);
+    }
+    busy_ = false;
+    drained = queue_.empty() && !stop_;
+    if (drained) idle_cv_.notify_all();
+    if (drained && on_drained_) {
+      lock.unlock();
+      on_drained_();
+      lock.lock();
+    }
+  }
+  busy_ = false;
+  idle_cv_.notify_all();
+}
+
+} // namespace hassium::cpu

@@ -1,0 +1,80 @@
+// BackgroundCompiler: one low-priority thread that compiles kernels with the optimizing code
+// generator while their fast-tier machine code runs; the engine installs each result at its
+// next block (tiered compilation, [cpu] tiered_compile).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "ve/cpu/jit_compiler.h"
+#include "ve/cpu/kernel_plan.h"
+
+namespace hassium::cpu {
+
+class BackgroundCompiler {
+public:
+  // A finished compile: the memory-cache key (plan spec) it is for, and the result.
+  struct Finished {
+    std::string spec;
+    CompileResult result;
+  };
+
+  // `on_drained` runs on the thread each time the queue empties after work (the engine drops
+  // the compiler's pages there); may be empty. `warm_up` runs once on the engine's thread before
+  // the thread starts: one small compile by the optimizing code generator, so that the static
+  // objects LLVM creates on first use exist before the exit handler that stops the thread is
+  // registered (exit() destroys statics in reverse order of creation; one created later would
+  // be destroyed under a compile still running).
+  BackgroundCompiler(JitCompiler& jit, std::function<void()> on_drained,
+                     std::function<void()> warm_up);
+  // stop().
+  ~BackgroundCompiler();
+  // Drops what is queued and waits for the compile in progress (LLVM cannot stop one); nothing
+  // is compiled after it. Also runs at process exit.
+  void stop();
+  BackgroundCompiler(const BackgroundCompiler&) = delete;
+  BackgroundCompiler& operator=(const BackgroundCompiler&) = delete;
+
+  // Queues the plan's kernel for the optimizing code generator. The plan is copied without its
+  // per-call values (the code generator reads only the structure). The thread starts at the
+  // first submit and runs at the lowest CPU priority (SCHED_IDLE): on the cores kernels and
+  // the frontend leave idle.
+  void submit(const std::string& spec, const KernelPlan& plan);
+  // Whether results wait to be taken (one atomic load: the engine asks before every block).
+  bool has_finished() const { return finished_count_.load(std::memory_order_acquire) > 0; }
+  // The results finished since the last call, in completion order.
+  std::vector<Finished> take_finished();
+  // Blocks until nothing is queued or compiling (tests and benchmarks: the optimized tier).
+  void wait_idle();
+  // Nothing queued or compiling.
+  bool idle();
+
+  // Counters: compiles that failed (an internal error: the fast tier stays), total seconds.
+  int64_t errors() const { return errors_.load(); }
+
+private:
+  void run();
+
+  JitCompiler& jit_;
+  std::function<void()> on_drained_, warm_up_;
+  std::mutex mu_;
+  std::condition_variable wake_, idle_cv_;
+  std::deque<std::pair<std::string, KernelPlan>> queue_;
+  std::vector<Finished> finished_;
+  std::atomic<int64_t> finished_count_{0};
+  std::atomic<int64_t> errors_{0};
+  bool busy_ = false; // a compile in progress
+  bool stop_ = false;
+  bool started_ = false;
+  std::mutex join_mu_; // one joiner at a time (the destructor and the exit handler)
+  std::thread thread_;
+};
+
+} // namespace hassium::cpu
