@@ -30,10 +30,13 @@ std::vector<fs::path> objects_in(const std::string& dir) {
   return files;
 }
 
+// Kernels compiled optimized first, one object each (tiered compilation and the disk cache:
+// test_cpu_tiers.cpp).
 std::unique_ptr<Engine> engine_with(KernelCacheMode mode, const std::string& dir = "",
                                     int threads = 2) {
   CpuOptions o;
   o.threads = threads;
+  o.tiered_compile = false;
   o.cache = mode;
   o.cache_dir = dir;
   return make_cpu_engine(o);

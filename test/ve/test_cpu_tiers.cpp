@@ -1,7 +1,8 @@
 // Tests of tiered compilation (ve/cpu/background_compiler.cpp, jit_compiler.cpp's tiers): a new
 // kernel runs on fast-tier code at once and on optimized code after the background compile,
-// with the same bits; both tiers land in the disk cache and a later engine loads the optimized
-// one; a process that exits while the background thread compiles exits cleanly.
+// with the same bits; the optimized code lands in the disk cache and a later engine loads it;
+// a flush's new kernels compile in one module; a process that exits while the background
+// thread compiles exits cleanly.
 #include <cstring>
 #include <filesystem>
 #include <sys/wait.h>
@@ -10,6 +11,8 @@
 #include <catch2/catch.hpp>
 
 #include "test/ve/cpu_fixture.h"
+#include "ve/cpu/jit_compiler.h"
+#include "ve/cpu/kernel_plan.h"
 
 using namespace hassium;
 using namespace hassium::test;
@@ -188,7 +191,7 @@ TEST_CASE("tiers: fast code first, optimized code after the background compile, 
   }
 }
 
-TEST_CASE("tiers: the disk cache keeps both tiers, a later engine starts optimized",
+TEST_CASE("tiers: the disk cache keeps the optimized code, a later engine starts optimized",
           "[ve][cpu][tiers][cache]") {
   const std::string dir = temp_dir();
   std::vector<Case> all = cases();
@@ -203,7 +206,8 @@ TEST_CASE("tiers: the disk cache keeps both tiers, a later engine starts optimiz
     engine->wait_background_work();
     CHECK(engine->stats().kernels_optimized == kernels);
   }
-  CHECK(objects_in(dir) == size_t(2 * kernels)); // each kernel's fast and optimized objects
+  // Each kernel's optimized object (fast code that gets replaced is compiled again, not stored).
+  CHECK(objects_in(dir) == size_t(kernels));
   auto later = tiered_engine(KernelCacheMode::DISK, dir);
   for (size_t i = 0; i < all.size(); ++i) {
     INFO(all[i].name);
@@ -237,4 +241,51 @@ TEST_CASE("tiers: a process exiting while the background compiles exits cleanly"
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
   }
+}
+
+TEST_CASE("tiers: a flush's new kernels compile in one module, each as it computes alone",
+          "[ve][cpu][tiers]") {
+  std::vector<Case> all = cases();
+  // Through the engine: prepare() for every block, end_prepare() compiles them together.
+  auto engine = tiered_engine();
+  std::vector<KernelBlock> blocks;
+  for (Case& c : all)
+    for (size_t k = 0; k < c.blocks.size(); ++k) {
+      KernelBlock kb;
+      kb.program = &c.program;
+      kb.instrs = c.blocks[k];
+      kb.contracted = c.contracted[k];
+      blocks.push_back(kb);
+    }
+  for (const KernelBlock& kb : blocks) engine->prepare(kb);
+  engine->end_prepare();
+  CHECK(engine->stats().kernels_compiled == int64_t(blocks.size()));
+  std::vector<std::vector<std::string>> batched;
+  for (Case& c : all) batched.push_back(run_case(*engine, c));
+  CHECK(engine->stats().kernels_compiled == int64_t(blocks.size())); // all were there
+  // Each kernel compiled alone by the optimizing code generator computes the same bits.
+  CpuOptions o;
+  o.tiered_compile = false;
+  auto alone = make_cpu_engine(o);
+  for (size_t i = 0; i < all.size(); ++i) {
+    INFO(all[i].name);
+    CHECK(run_case(*alone, all[i]) == batched[i]);
+  }
+  // The batch itself: a plan given twice is compiled once and shares its code.
+  cpu::JitCompiler jit(3, "", false);
+  std::vector<cpu::KernelPlan> plans;
+  for (const KernelBlock& kb : blocks) plans.push_back(cpu::plan_block(kb));
+  std::vector<const cpu::KernelPlan*> ptrs;
+  for (const cpu::KernelPlan& plan : plans) ptrs.push_back(&plan);
+  ptrs.push_back(&plans[0]);
+  std::vector<cpu::CompileResult> r = jit.compile_fast(ptrs);
+  REQUIRE(r.size() == plans.size() + 1);
+  for (const cpu::CompileResult& x : r) {
+    CHECK(x.tier == cpu::Tier::FAST);
+    CHECK_FALSE(x.final);
+    CHECK(x.fns.kernel != nullptr);
+  }
+  CHECK(r.back().fns.kernel == r[0].fns.kernel);
+  CHECK(r.back().key == r[0].key);
+  CHECK(jit.compile(plans[1], cpu::Tier::FAST).outcome == cpu::CompileOutcome::ALREADY_LOADED);
 }

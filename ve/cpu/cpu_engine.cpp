@@ -147,11 +147,12 @@ public:
     stats_.execute_seconds += seconds_since(t0) - compile;
   }
 
-  // With drop_compiler_pages: compiles the flush's kernels up front (counted as compiles or
-  // disk hits; execute() then finds them without counting a hit), so end_prepare() can drop
-  // the compiler's pages before the flush allocates its arrays.
+  // Gets the flush's kernels up front, all new ones compiled together in end_prepare() (one
+  // module: the compiler's fixed costs once per flush; counted as compiles or disk hits, and
+  // execute() then finds them without counting a hit), and so that end_prepare() can drop the
+  // compiler's pages before the flush allocates its arrays.
   void prepare(const KernelBlock& block) override {
-    if (!options_.drop_compiler_pages || options_.cache == KernelCacheMode::NONE) return;
+    if (options_.cache == KernelCacheMode::NONE) return;
     if (background_ && background_->has_finished()) install_optimized();
     const Instruction& first = block.program->instrs[block.instrs.front()];
     if (first.info().family == Family::EXTENSION) return;
@@ -163,15 +164,14 @@ public:
       if (block.state) *block.state = std::make_unique<BlockState>(prepare_plan_, &it->second);
       return;
     }
-    if (!compiled_since_flush_ && before_jit) before_jit();
-    double compile = 0;
-    kernel_for(prepare_plan_, compile);
-    prepared_.insert(prepare_plan_.spec);
+    if (pending_specs_.insert(prepare_plan_.spec).second) pending_.push_back(prepare_plan_);
   }
 
-  // The compiler's pages are dropped after a flush's compiles, unless the background compiler
-  // is busy (it drops them itself when its queue empties).
+  // Compiles what prepare() found new. The compiler's pages are dropped after a flush's
+  // compiles, unless the background compiler is busy (it drops them itself when its queue
+  // empties).
   void end_prepare() override {
+    if (!pending_.empty()) compile_pending();
     if (compiled_since_flush_ && options_.drop_compiler_pages && background_idle())
       drop_code_pages();
     compiled_since_flush_ = false;
@@ -182,6 +182,8 @@ public:
       drop_code_pages();
     compiled_since_flush_ = false;
     prepared_.clear();
+    pending_.clear(); // (a flush that failed while preparing)
+    pending_specs_.clear();
   }
 
   void wait_background_work() override {
@@ -229,9 +231,40 @@ private:
       }
     }
     CompileResult r = jit_.compile(plan, background_ ? cpu::Tier::FAST : cpu::Tier::OPTIMIZED);
-    compiled_since_flush_ = true;
     compile = r.seconds;
     stats_.compile_seconds += r.seconds;
+    if (options_.cache == KernelCacheMode::NONE) {
+      count(r);
+      transient_ = r.fns;
+      return transient_;
+    }
+    return keep(plan, r);
+  }
+
+  // The kernels prepare() found new, compiled: together by the fast code generator (tiered),
+  // else one by one.
+  void compile_pending() {
+    if (before_jit) before_jit();
+    auto t0 = Clock::now();
+    std::vector<CompileResult> results;
+    if (background_) {
+      std::vector<const KernelPlan*> plans;
+      for (const KernelPlan& p : pending_) plans.push_back(&p);
+      results = jit_.compile_fast(plans);
+    } else {
+      for (const KernelPlan& p : pending_) results.push_back(jit_.compile(p, cpu::Tier::OPTIMIZED));
+    }
+    for (size_t i = 0; i < pending_.size(); ++i) {
+      keep(pending_[i], results[i]);
+      prepared_.insert(pending_[i].spec);
+    }
+    stats_.compile_seconds += seconds_since(t0);
+    pending_.clear();
+    pending_specs_.clear();
+  }
+
+  void count(const CompileResult& r) {
+    compiled_since_flush_ = true;
     switch (r.outcome) {
     case CompileOutcome::COMPILED:
       ++stats_.kernels_compiled;
@@ -243,10 +276,12 @@ private:
       ++stats_.memory_cache_hits;
       break;
     }
-    if (options_.cache == KernelCacheMode::NONE) {
-      transient_ = r.fns;
-      return transient_;
-    }
+  }
+
+  // A compiled (or found) kernel into the memory cache; fast code goes to the background
+  // compiler for its optimized version.
+  const CompiledKernel& keep(const KernelPlan& plan, const CompileResult& r) {
+    count(r);
     if (!r.final && background_) background_->submit(plan.spec, plan);
     return memory_.emplace(plan.spec, r.fns).first->second;
   }
@@ -291,6 +326,8 @@ private:
   KernelPlan plan_;                          // the last block's plan (its buffers are reused)
   KernelPlan prepare_plan_;                  // prepare()'s, unbound
   std::unordered_set<std::string> prepared_; // specs prepare() compiled in this flush
+  std::vector<KernelPlan> pending_;           // new kernels prepare() found, for end_prepare()
+  std::unordered_set<std::string> pending_specs_;
   EngineStats stats_;
   bool compiled_since_flush_ = false; // the JIT ran (compile or load) in this flush
   // Tiered compilation (null without): declared last, so it stops before the JIT goes.

@@ -16,6 +16,7 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Linker/Linker.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -298,82 +299,191 @@ const DiskObjectCache* JitCompiler::disk_cache() const {
   return impl_->disk.get();
 }
 
+// A kernel's module and what compile() derived from it before compiling anything.
+struct JitCompiler::Kernel {
+  std::unique_ptr<llvm::Module> module;
+  std::string prefix; // the key text before the code generator's part
+  bool optimizable = false;
+};
+
+JitCompiler::Kernel JitCompiler::make_kernel(const KernelPlan& plan, llvm::LLVMContext& ctx) {
+  Impl& I = *impl_;
+  Kernel k;
+  k.module = I.module_for(plan, ctx);
+  k.optimizable = I.optimizable(*k.module);
+  llvm::raw_string_ostream os(k.prefix);
+  k.module->print(os, nullptr);
+  os << "|cpu=" << I.cpu << "|features=" << I.features << "|llvm=" << LLVM_VERSION_STRING
+     << "|pipeline=" << kPipelineVersion << "|ir=" << (I.opt_level > 0)
+     << "|cache=" << object_file::kMagic;
+  os.flush();
+  return k;
+}
+
+// The kernel's machine code when it is at hand: loaded in this process at an acceptable tier
+// (optimized first), or optimized in the disk cache (then loaded from there).
+bool JitCompiler::find_existing(const KernelPlan& plan, Kernel& k, Tier tier, CompileResult& r,
+                                std::unique_ptr<llvm::LLVMContext>& ctx) {
+  Impl& I = *impl_;
+  if (I.transient) return false;
+  auto done = [&](Tier t, CompileOutcome outcome) {
+    r.tier = t;
+    r.final = t == Tier::OPTIMIZED || !k.optimizable;
+    r.outcome = outcome;
+    return true;
+  };
+  if (k.optimizable) {
+    r.key = I.key_of(k.prefix, Tier::OPTIMIZED);
+    if (I.find_loaded(r.key, r.fns)) return done(Tier::OPTIMIZED, CompileOutcome::ALREADY_LOADED);
+  }
+  if (tier == Tier::FAST || !k.optimizable) {
+    r.key = I.key_of(k.prefix, Tier::FAST);
+    if (I.find_loaded(r.key, r.fns)) return done(Tier::FAST, CompileOutcome::ALREADY_LOADED);
+  }
+  if (!I.disk) return false;
+  // The final code on disk (optimized, or fast for a kernel that gets nothing better; fast code
+  // that an optimized compile replaces is not stored: compiling it again is cheap). The
+  // ObjectCache hands the object to the compiler, the IR is not optimized.
+  const Tier stored = k.optimizable ? Tier::OPTIMIZED : Tier::FAST;
+  r.key = I.key_of(k.prefix, stored);
+  const std::string name = "hs_" + r.key;
+  if (!I.disk->prefetch(name)) return false;
+  llvm::Module& m = *k.module;
+  m.setModuleIdentifier(name);
+  m.getFunction(kKernelName)->setName(name + "_kernel");
+  if (llvm::Function* c = m.getFunction(kCombineName)) c->setName(name + "_combine");
+  if (stored == Tier::FAST) m.addModuleFlag(llvm::Module::Warning, kFastCodegen, 1);
+  r.fns = add_and_look_up(std::move(k.module), std::move(ctx), {name}, {plan.has_reduction})[0];
+  {
+    std::lock_guard<std::mutex> lock(I.mu);
+    I.loaded.emplace(r.key, r.fns);
+  }
+  return done(stored, CompileOutcome::LOADED_FROM_DISK);
+}
+
+// Adds a module to the JIT and looks up the kernels (and combine steps) named name + "_kernel".
+std::vector<CompiledKernel> JitCompiler::add_and_look_up(std::unique_ptr<llvm::Module> m,
+                                                         std::unique_ptr<llvm::LLVMContext> ctx,
+                                                         const std::vector<std::string>& names,
+                                                         std::vector<bool> reductions) {
+  Impl& I = *impl_;
+  llvm::orc::ResourceTrackerSP tracker = I.jit->getMainJITDylib().createResourceTracker();
+  check(I.jit->addIRModule(tracker, llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))),
+        "adding a kernel");
+  std::vector<CompiledKernel> fns(names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    fns[i].kernel =
+        unwrap(I.jit->lookup(names[i] + "_kernel"), "looking up a kernel").toPtr<KernelFn>();
+    if (reductions[i])
+      fns[i].combine = unwrap(I.jit->lookup(names[i] + "_combine"), "looking up a combine step")
+                           .toPtr<CombineFn>();
+  }
+  if (I.transient) {
+    std::lock_guard<std::mutex> lock(I.mu);
+    I.last_tracker = tracker;
+  }
+  return fns;
+}
+
 CompileResult JitCompiler::compile(const KernelPlan& plan, Tier tier) {
   Impl& I = *impl_;
   auto t0 = Clock::now();
   auto ctx = std::make_unique<llvm::LLVMContext>();
-  auto m = I.module_for(plan, *ctx);
-  const bool optimizable = I.optimizable(*m);
-
-  // The keys: everything the machine code depends on, per tier.
-  std::string prefix;
-  {
-    llvm::raw_string_ostream os(prefix);
-    m->print(os, nullptr);
-    os << "|cpu=" << I.cpu << "|features=" << I.features << "|llvm=" << LLVM_VERSION_STRING
-       << "|pipeline=" << kPipelineVersion << "|ir=" << (I.opt_level > 0)
-       << "|cache=" << object_file::kMagic;
-  }
-  // The tiers to take, best first, and the one to compile when none is found.
-  std::vector<Tier> acceptable;
-  if (optimizable) acceptable.push_back(Tier::OPTIMIZED);
-  if (tier == Tier::FAST || !optimizable) acceptable.push_back(Tier::FAST);
-  const Tier to_compile = acceptable.back();
-
+  Kernel k = make_kernel(plan, *ctx);
   CompileResult r;
-  auto done = [&](Tier t, CompileOutcome outcome) {
-    r.tier = t;
-    r.final = t == Tier::OPTIMIZED || !optimizable;
-    r.outcome = outcome;
-    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    return r;
-  };
-  if (!I.transient) {
-    for (Tier t : acceptable) {
-      r.key = I.key_of(prefix, t);
-      if (I.find_loaded(r.key, r.fns)) return done(t, CompileOutcome::ALREADY_LOADED);
+  if (!find_existing(plan, k, tier, r, ctx)) {
+    const Tier t = tier == Tier::OPTIMIZED && k.optimizable ? Tier::OPTIMIZED : Tier::FAST;
+    r.key = I.key_of(k.prefix, t);
+    std::string name = "hs_" + r.key;
+    if (I.transient) {
+      std::lock_guard<std::mutex> lock(I.mu);
+      name += "_t" + std::to_string(I.transient_counter++);
     }
-  }
-  // Found on disk: the ObjectCache hands the object to the compiler, the IR is not optimized.
-  Tier tier_done = to_compile;
-  bool from_disk = false;
-  if (I.disk && !I.transient) {
-    for (Tier t : acceptable) {
-      r.key = I.key_of(prefix, t);
-      if (I.disk->prefetch("hs_" + r.key)) {
-        from_disk = true;
-        tier_done = t;
-        break;
-      }
-    }
-  }
-  if (!from_disk) r.key = I.key_of(prefix, to_compile);
-  std::string name = "hs_" + r.key;
-  if (I.transient) {
-    std::lock_guard<std::mutex> lock(I.mu);
-    name += "_t" + std::to_string(I.transient_counter++);
-  }
-  m->setModuleIdentifier(name);
-  m->getFunction(kKernelName)->setName(name + "_kernel");
-  if (llvm::Function* c = m->getFunction(kCombineName)) c->setName(name + "_combine");
-  if (tier_done == Tier::FAST) m->addModuleFlag(llvm::Module::Warning, kFastCodegen, 1);
-  if (!from_disk) I.optimize(*m);
-
-  llvm::orc::ResourceTrackerSP tracker = I.jit->getMainJITDylib().createResourceTracker();
-  check(I.jit->addIRModule(tracker, llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))),
-        "adding a kernel");
-  r.fns.kernel = unwrap(I.jit->lookup(name + "_kernel"), "looking up a kernel").toPtr<KernelFn>();
-  if (plan.has_reduction)
-    r.fns.combine =
-        unwrap(I.jit->lookup(name + "_combine"), "looking up a combine step").toPtr<CombineFn>();
-  {
-    std::lock_guard<std::mutex> lock(I.mu);
-    if (I.transient)
-      I.last_tracker = tracker;
-    else
+    llvm::Module& m = *k.module;
+    m.setModuleIdentifier(name);
+    m.getFunction(kKernelName)->setName(name + "_kernel");
+    if (llvm::Function* c = m.getFunction(kCombineName)) c->setName(name + "_combine");
+    if (t == Tier::FAST) m.addModuleFlag(llvm::Module::Warning, kFastCodegen, 1);
+    if (t == Tier::FAST && k.optimizable) m.addModuleFlag(llvm::Module::Warning, kNotCached, 1);
+    I.optimize(m);
+    r.fns = add_and_look_up(std::move(k.module), std::move(ctx), {name}, {plan.has_reduction})[0];
+    if (!I.transient) {
+      std::lock_guard<std::mutex> lock(I.mu);
       I.loaded.emplace(r.key, r.fns);
+    }
+    r.tier = t;
+    r.final = t == Tier::OPTIMIZED || !k.optimizable;
+    r.outcome = CompileOutcome::COMPILED;
   }
-  return done(tier_done, from_disk ? CompileOutcome::LOADED_FROM_DISK : CompileOutcome::COMPILED);
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return r;
+}
+
+std::vector<CompileResult> JitCompiler::compile_fast(const std::vector<const KernelPlan*>& plans) {
+  Impl& I = *impl_;
+  HS_INTERNAL_ASSERT(!I.transient) << "compile_fast in transient mode";
+  auto t0 = Clock::now();
+  std::vector<CompileResult> results(plans.size());
+  // Every kernel that is not at hand goes into one module, in one context.
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> batch;
+  std::vector<std::string> names;
+  std::vector<bool> reductions;
+  std::vector<size_t> compiled;
+  for (size_t i = 0; i < plans.size(); ++i) {
+    auto own = std::make_unique<llvm::LLVMContext>();
+    Kernel k = make_kernel(*plans[i], *own);
+    if (find_existing(*plans[i], k, Tier::FAST, results[i], own)) continue;
+    if (!k.optimizable) { // final code: compiled alone, and kept on disk
+      results[i] = compile(*plans[i], Tier::FAST);
+      continue;
+    }
+    CompileResult& r = results[i];
+    r.key = I.key_of(k.prefix, Tier::FAST);
+    r.tier = Tier::FAST;
+    r.final = false;
+    r.outcome = CompileOutcome::COMPILED;
+    compiled.push_back(i);
+    const std::string name = "hs_" + r.key;
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue; // (one copy)
+    // Generated again in the batch's context (a module cannot move between contexts).
+    std::unique_ptr<llvm::Module> m = I.module_for(*plans[i], *ctx);
+    m->getFunction(kKernelName)->setName(name + "_kernel");
+    if (llvm::Function* c = m->getFunction(kCombineName)) c->setName(name + "_combine");
+    names.push_back(name);
+    reductions.push_back(plans[i]->has_reduction);
+    if (!batch) {
+      batch = std::move(m);
+    } else {
+      HS_INTERNAL_ASSERT(!llvm::Linker::linkModules(*batch, std::move(m)))
+          << "linking a kernel into its batch";
+    }
+  }
+  if (batch) {
+    std::string id;
+    {
+      std::lock_guard<std::mutex> lock(I.mu);
+      id = "hs_batch_" + std::to_string(I.transient_counter++);
+    }
+    batch->setModuleIdentifier(id);
+    batch->addModuleFlag(llvm::Module::Warning, kFastCodegen, 1);
+    batch->addModuleFlag(llvm::Module::Warning, kNotCached, 1);
+    batch->setDataLayout(I.jit->getDataLayout());
+    batch->setTargetTriple(I.triple);
+    I.optimize(*batch);
+    std::vector<CompiledKernel> fns =
+        add_and_look_up(std::move(batch), std::move(ctx), names, reductions);
+    std::lock_guard<std::mutex> lock(I.mu);
+    for (size_t n = 0; n < names.size(); ++n) I.loaded.emplace(names[n].substr(3), fns[n]);
+    for (size_t i : compiled) {
+      auto it = I.loaded.find(results[i].key);
+      results[i].fns = it->second;
+    }
+  }
+  // The batch's time, shared evenly by the kernels it compiled (loads keep their own).
+  const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  for (CompileResult& r : results) r.seconds = seconds / double(results.size());
+  return results;
 }
 
 void JitCompiler::release() {

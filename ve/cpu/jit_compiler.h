@@ -7,10 +7,15 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "ve/cpu/kernel_abi.h"
 #include "ve/cpu/kernel_plan.h"
 
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
 namespace llvm::orc {
 class LLJIT;
 class ResourceTracker;
@@ -60,11 +65,18 @@ public:
   JitCompiler& operator=(const JitCompiler&) = delete;
 
   // The plan's kernel at `tier` or better: its OPTIMIZED machine code when loaded or on disk;
-  // else (tier FAST) its FAST machine code loaded, on disk, or compiled; else (OPTIMIZED)
-  // compiled by the optimizing code generator. Compiled objects go to the disk cache.
+  // else (tier FAST) its FAST machine code loaded or compiled; else (OPTIMIZED) compiled by the
+  // optimizing code generator. Final code (optimized, or fast for a kernel that gets nothing
+  // better) goes to the disk cache; fast code an optimized compile will replace does not
+  // (compiling it again costs less than storing and loading it).
   // Thread-safe: a background thread may compile while the engine's thread does (ve/cpu/
   // background_compiler.h); not in transient mode.
   CompileResult compile(const KernelPlan& plan, Tier tier = Tier::OPTIMIZED);
+  // compile(plan, FAST) for each plan, the kernels that are compiled all in one module: one run
+  // of the kernel pipeline and the fast code generator for a flush's new kernels (their fixed
+  // costs, most of a small kernel's ~2 ms, paid once). Results in plan order; a plan that
+  // repeats an earlier one's kernel shares its code. Not in transient mode.
+  std::vector<CompileResult> compile_fast(const std::vector<const KernelPlan*>& plans);
   // Unloads what the last compile() loaded, in transient mode (no-op otherwise).
   void release();
   // Runs the optimizing code generator on the plan's module, past the caches (nothing is
@@ -83,6 +95,14 @@ public:
 
 private:
   struct Impl;
+  struct Kernel;
+  Kernel make_kernel(const KernelPlan& plan, llvm::LLVMContext& ctx);
+  bool find_existing(const KernelPlan& plan, Kernel& k, Tier tier, CompileResult& r,
+                     std::unique_ptr<llvm::LLVMContext>& ctx);
+  std::vector<CompiledKernel> add_and_look_up(std::unique_ptr<llvm::Module> m,
+                                              std::unique_ptr<llvm::LLVMContext> ctx,
+                                              const std::vector<std::string>& names,
+                                              std::vector<bool> reductions);
   std::unique_ptr<Impl> impl_;
   std::string cpu_, features_;
 };

@@ -11,7 +11,7 @@
 # Used by ve/cpu/CMakeLists.txt as
 #   $<IF:$<BOOL:$<TARGET_PROPERTY:HASSIUM_LLVM_STATIC>>,hassium_llvm_static,hassium_llvm_shared>
 # which CMake evaluates for the target being linked.
-set(HASSIUM_LLVM_COMPONENTS core orcjit passes native support)
+set(HASSIUM_LLVM_COMPONENTS core orcjit passes linker native support)
 
 add_library(hassium_llvm_shared INTERFACE)
 if(TARGET LLVM)
