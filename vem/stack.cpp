@@ -92,6 +92,7 @@ StackOptions StackOptions::from_config(const Config& config) {
   o.cpu.threads = int(config.get_int("cpu", "threads"));
   o.cpu.opt_level = int(config.get_int("cpu", "opt_level"));
   o.cpu.tiered_compile = config.get_bool("cpu", "tiered_compile");
+  o.cpu.optimize_at_exit = config.get_bool("cpu", "optimize_at_exit");
   o.cpu.large_kernel = config.get_int("cpu", "large_kernel");
   o.cpu.cache = parse_kernel_cache_mode(config.choice("cpu", "kernel_cache"));
   o.cpu.cache_dir = config.get_string("cpu", "cache_dir");

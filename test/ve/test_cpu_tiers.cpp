@@ -243,6 +243,46 @@ TEST_CASE("tiers: a process exiting while the background compiles exits cleanly"
   }
 }
 
+TEST_CASE("tiers: kernels not optimized at exit are finished by a detached child, for the next run",
+          "[ve][cpu][tiers][cache]") {
+  const std::string dir = temp_dir();
+  int64_t kernels = 0;
+  for (Case& c : cases()) kernels += int64_t(c.blocks.size());
+  for (bool finish : {false, true}) {
+    INFO("optimize_at_exit " << finish);
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      CpuOptions o;
+      o.threads = 1;
+      o.cache = KernelCacheMode::DISK;
+      o.cache_dir = dir;
+      o.optimize_at_exit = finish;
+      auto* engine = make_cpu_engine(o).release();
+      std::vector<Case> all = cases();
+      for (Case& c : all) run_case(*engine, c);
+      std::exit(0); // at once: the background thread has hardly begun
+    }
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    if (!finish) {
+      CHECK(objects_in(dir) < size_t(kernels)); // dropped: the next run compiles them again
+      continue;
+    }
+    // The child writes the rest within seconds (it runs at the lowest priority).
+    for (int i = 0; i < 600 && objects_in(dir) < size_t(kernels); ++i) ::usleep(50000);
+    CHECK(objects_in(dir) == size_t(kernels));
+  }
+  auto later = tiered_engine(KernelCacheMode::DISK, dir);
+  for (Case& c : cases()) run_case(*later, c);
+  EngineStats s = later->stats();
+  CHECK(s.kernels_compiled == 0);
+  CHECK(s.disk_cache_hits == kernels);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("tiers: a flush's new kernels compile in one module, each as it computes alone",
           "[ve][cpu][tiers]") {
   std::vector<Case> all = cases();

@@ -2,9 +2,11 @@
 // tier, a list of finished results the engine takes on its own thread.
 #include "ve/cpu/background_compiler.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -37,13 +39,28 @@ void stop_all_at_exit() {
     std::lock_guard<std::mutex> lock(g_live_mu);
     all.assign(live().begin(), live().end());
   }
-  for (BackgroundCompiler* c : all) c->stop();
+  for (BackgroundCompiler* c : all) c->stop(/*at_exit=*/true);
+}
+
+// In the detached child: no terminal, no pipes of the parent's (whoever reads the parent's
+// output must see it end when the parent does), the lowest priority.
+void detach_child() {
+  int null = ::open("/dev/null", O_RDWR);
+  if (null >= 0) {
+    for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
+    if (null > 2) ::close(null);
+  }
+  ::close_range(3, ~0U, 0);
+  ::setsid();
+  sched_param p{};
+  if (sched_setscheduler(0, SCHED_IDLE, &p) != 0) (void)setpriority(PRIO_PROCESS, 0, 19);
 }
 } // namespace
 
 BackgroundCompiler::BackgroundCompiler(JitCompiler& jit, std::function<void()> on_drained,
-                                       std::function<void()> warm_up)
-    : jit_(jit), on_drained_(std::move(on_drained)), warm_up_(std::move(warm_up)) {}
+                                       std::function<void()> warm_up, bool finish_at_exit)
+    : jit_(jit), on_drained_(std::move(on_drained)), warm_up_(std::move(warm_up)),
+      finish_at_exit_(finish_at_exit) {}
 
 BackgroundCompiler::~BackgroundCompiler() {
   stop();
@@ -51,15 +68,36 @@ BackgroundCompiler::~BackgroundCompiler() {
   live().erase(this);
 }
 
-void BackgroundCompiler::stop() {
+void BackgroundCompiler::stop(bool at_exit) {
+  std::deque<std::pair<std::string, KernelPlan>> rest;
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
-    queue_.clear();
+    rest.swap(queue_);
   }
   wake_.notify_all();
-  std::lock_guard<std::mutex> join_lock(join_mu_);
-  if (thread_.joinable()) thread_.join();
+  {
+    std::lock_guard<std::mutex> join_lock(join_mu_);
+    if (thread_.joinable()) thread_.join();
+  }
+  // What is left compiles in a child process, so that the next run of the program finds it
+  // optimized on disk; the parent does not wait. The thread is joined: no lock of LLVM's or
+  // ours is held across the fork, and the child has one thread.
+  if (!at_exit || !finish_at_exit_ || rest.empty()) return;
+  std::fflush(nullptr); // (the child never flushes the parent's buffered output)
+  const pid_t pid = ::fork();
+  if (pid != 0) return; // the parent (or a failed fork: nothing is finished)
+  detach_child();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (auto& [spec, plan] : rest) {
+    if (std::chrono::steady_clock::now() > deadline) break;
+    try {
+      jit_.compile(plan, Tier::OPTIMIZED); // (written to the disk cache)
+    } catch (...) {
+      break;
+    }
+  }
+  ::_exit(0);
 }
 
 void BackgroundCompiler::submit(const std::string& spec, const KernelPlan& plan) {

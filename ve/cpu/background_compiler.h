@@ -32,13 +32,17 @@ public:
   // objects LLVM creates on first use exist before the exit handler that stops the thread is
   // registered (exit() destroys statics in reverse order of creation; one created later would
   // be destroyed under a compile still running).
+  // `finish_at_exit`: what is still queued when the process exits is compiled by a detached
+  // child process ([cpu] optimize_at_exit), which writes it to the disk cache (useless
+  // without one); else it is dropped.
   BackgroundCompiler(JitCompiler& jit, std::function<void()> on_drained,
-                     std::function<void()> warm_up);
+                     std::function<void()> warm_up, bool finish_at_exit = false);
   // stop().
   ~BackgroundCompiler();
   // Drops what is queued and waits for the compile in progress (LLVM cannot stop one); nothing
-  // is compiled after it. Also runs at process exit.
-  void stop();
+  // is compiled after it in this process. Also runs at process exit (at_exit: the queue goes
+  // to a detached child when finish_at_exit).
+  void stop(bool at_exit = false);
   BackgroundCompiler(const BackgroundCompiler&) = delete;
   BackgroundCompiler& operator=(const BackgroundCompiler&) = delete;
 
@@ -64,6 +68,7 @@ private:
 
   JitCompiler& jit_;
   std::function<void()> on_drained_, warm_up_;
+  bool finish_at_exit_ = false;
   std::mutex mu_;
   std::condition_variable wake_, idle_cv_;
   std::deque<std::pair<std::string, KernelPlan>> queue_;

@@ -93,8 +93,9 @@ public:
     if (o.tiered_compile && o.cache != KernelCacheMode::NONE && o.opt_level > 0) {
       std::function<void()> drained;
       if (o.drop_compiler_pages) drained = [] { drop_code_pages(); };
-      background_ = std::make_unique<cpu::BackgroundCompiler>(jit_, std::move(drained),
-                                                              [this] { warm_up(); });
+      background_ = std::make_unique<cpu::BackgroundCompiler>(
+          jit_, std::move(drained), [this] { warm_up(); },
+          o.optimize_at_exit && o.cache == KernelCacheMode::DISK);
     }
   }
 
@@ -326,7 +327,7 @@ private:
   KernelPlan plan_;                          // the last block's plan (its buffers are reused)
   KernelPlan prepare_plan_;                  // prepare()'s, unbound
   std::unordered_set<std::string> prepared_; // specs prepare() compiled in this flush
-  std::vector<KernelPlan> pending_;           // new kernels prepare() found, for end_prepare()
+  std::vector<KernelPlan> pending_;          // new kernels prepare() found, for end_prepare()
   std::unordered_set<std::string> pending_specs_;
   EngineStats stats_;
   bool compiled_since_flush_ = false; // the JIT ran (compile or load) in this flush

@@ -24,6 +24,11 @@ struct CpuOptions {
   // that code at the kernel's next launch after it is ready (both compute the same bits).
   // Needs a kernel cache (memory or disk). false: every kernel is compiled optimized first.
   bool tiered_compile = true;
+  // Tiered, with the disk cache: the kernels still waiting for the optimizing code generator
+  // when the process exits are compiled by a detached, lowest-priority child process that
+  // writes them to the disk cache (the process itself does not wait), so the next run finds
+  // them optimized. false: they are dropped.
+  bool optimize_at_exit = true;
   // A kernel of more LLVM IR instructions than this is only compiled by the fast code
   // generator (a column sweep fused into one block: seconds in the optimizing one's register
   // allocator, see jit_compiler.h); 0 = never.
