@@ -2,6 +2,7 @@
 #include "core/profile.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -23,6 +24,31 @@ std::string percent(double num, double den) {
 }
 } // namespace
 
+void DurationHistogram::add(double seconds, int64_t n) {
+  // Bucket k holds [10 us * 2^((k-1)/4), 10 us * 2^(k/4)); bucket 0 everything shorter.
+  int k = seconds <= 1e-5 ? 0 : 1 + int(std::floor(4.0 * std::log2(seconds / 1e-5)));
+  counts[size_t(std::clamp(k, 0, kBuckets - 1))] += n;
+  total += n;
+}
+
+DurationHistogram& DurationHistogram::operator+=(const DurationHistogram& o) {
+  for (int k = 0; k < kBuckets; ++k) counts[size_t(k)] += o.counts[size_t(k)];
+  total += o.total;
+  return *this;
+}
+
+double DurationHistogram::quantile(double q) const {
+  if (total == 0) return 0;
+  const double want = q * double(total);
+  int64_t seen = 0;
+  for (int k = 0; k < kBuckets; ++k) {
+    seen += counts[size_t(k)];
+    if (double(seen) >= want && counts[size_t(k)] > 0)
+      return k == 0 ? 1e-5 : 1e-5 * std::exp2((double(k) - 0.5) / 4.0);
+  }
+  return 1e-5 * std::exp2(double(kBuckets - 1) / 4.0);
+}
+
 void keep_slowest(std::vector<KernelTime>& kernels, size_t n) {
   std::stable_sort(kernels.begin(), kernels.end(),
                    [](const KernelTime& a, const KernelTime& b) { return a.seconds > b.seconds; });
@@ -37,6 +63,8 @@ ProfileCounters& ProfileCounters::operator+=(const ProfileCounters& o) {
   peak_bytes = peak; // a high-water mark: the larger, not the sum
   slowest_kernels.insert(slowest_kernels.end(), o.slowest_kernels.begin(), o.slowest_kernels.end());
   keep_slowest(slowest_kernels, kMaxSlowestKernels);
+  fast_compiles += o.fast_compiles;
+  optimized_compiles += o.optimized_compiles;
   return *this;
 }
 
@@ -65,6 +93,15 @@ void print_profile(std::ostream& os, const ProfileCounters& c) {
        percent(double(c.merge_cache_hits), double(c.merge_cache_hits + c.merge_cache_misses)));
   double kernel_hits = double(c.kernel_memory_hits + c.kernel_disk_hits);
   line("kernel-cache hit rate", percent(kernel_hits, kernel_hits + double(c.kernels_compiled)));
+  auto compiles = [&](const char* label, const DurationHistogram& h) {
+    if (h.total == 0) return;
+    std::ostringstream f;
+    f << std::fixed << std::setprecision(2) << "median " << h.quantile(0.5) * 1e3 << " ms, p95 "
+      << h.quantile(0.95) * 1e3 << " ms (" << h.total << " kernels)";
+    line(label, f.str());
+  };
+  compiles("compile per kernel, fast tier", c.fast_compiles);
+  compiles("compile per kernel, optimized", c.optimized_compiles);
   if (c.singleton_cost > 0) {
     std::ostringstream f;
     f << std::fixed << std::setprecision(3) << c.fused_to_singleton() << " (" << c.partition_cost

@@ -1,6 +1,7 @@
 // Profiling counters of the whole stack (HASSIUM_PROFILE=1 prints them at exit).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -35,6 +36,20 @@ namespace hassium {
   X(execute_seconds, double, "execution time (s)")                                                 \
   X(flush_seconds, double, "flush time, total (s)")
 
+// A histogram of durations (10 us .. ~2.6 s in buckets a factor 2^(1/4) apart, ~9% wide), for
+// quantiles of many short events (per-kernel compile times) at a fixed, small cost.
+struct DurationHistogram {
+  static constexpr int kBuckets = 73; // the last: everything longer
+  std::array<int64_t, kBuckets> counts{};
+  int64_t total = 0;
+
+  void add(double seconds, int64_t n = 1);
+  DurationHistogram& operator+=(const DurationHistogram& o);
+  // The duration below which a fraction q of the events fall (a bucket's geometric middle);
+  // 0 when there are none.
+  double quantile(double q) const;
+};
+
 // One distinct kernel (a fused block's bytecode, bases renamed a0, a1, ... by first use) and the
 // time the engine spent running it, compilation excluded.
 struct KernelTime {
@@ -56,6 +71,10 @@ struct ProfileCounters {
 #undef HS_X
   // The slowest kernels, slowest first, at most kMaxSlowestKernels.
   std::vector<KernelTime> slowest_kernels;
+  // Compile time per kernel, by tier (ve/cpu/jit_compiler.h: a fast-tier batch's time shared
+  // by its kernels; the optimized tier's on the background thread, or in the foreground
+  // without tiered compilation). Loads from the disk cache are not compiles.
+  DurationHistogram fast_compiles, optimized_compiles;
   static constexpr size_t kMaxSlowestKernels = 10;
 
   // Sums the counters (peak_bytes: the larger) and merges the kernel lists.

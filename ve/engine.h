@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/profile.h"
 #include "core/program.h"
 
 namespace hassium {
@@ -48,6 +49,8 @@ struct EngineStats {
   // background thread's compile time (it overlaps the flushes).
   int64_t kernels_optimized = 0;
   double background_compile_seconds = 0;
+  // Compile time per kernel by tier (core/profile.h).
+  DurationHistogram fast_compiles, optimized_compiles;
 };
 
 class Engine {

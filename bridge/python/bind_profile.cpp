@@ -29,6 +29,15 @@ py::dict profile_dict() {
     kernels.append(kd);
   }
   d["slowest_kernels"] = kernels;
+  auto compiles = [](const DurationHistogram& h) {
+    py::dict c;
+    c["kernels"] = h.total;
+    c["median_seconds"] = h.quantile(0.5);
+    c["p95_seconds"] = h.quantile(0.95);
+    return c;
+  };
+  d["fast_compiles"] = compiles(c.fast_compiles);
+  d["optimized_compiles"] = compiles(c.optimized_compiles);
   return d;
 }
 } // namespace

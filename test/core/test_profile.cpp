@@ -74,3 +74,26 @@ TEST_CASE("a long kernel prints its first lines only") {
   CHECK_THAT(os.str(),
              Catch::Contains("fused / singleton cost:") && Catch::Contains("n/a (not gathered)"));
 }
+
+TEST_CASE("duration histogram: quantiles within a bucket's width, merged by +=") {
+  DurationHistogram h;
+  CHECK(h.quantile(0.5) == 0);
+  for (int i = 1; i <= 100; ++i) h.add(1e-3 * i); // 1 .. 100 ms
+  CHECK(h.total == 100);
+  auto near = [](double got, double want) { return got > want / 1.2 && got < want * 1.2; };
+  CHECK(near(h.quantile(0.5), 0.050));
+  CHECK(near(h.quantile(0.95), 0.095));
+  DurationHistogram g;
+  g.add(2.0, 100); // beyond the last bucket's start: counted there
+  g += h;
+  CHECK(g.total == 200);
+  CHECK(near(g.quantile(0.25), 0.050));
+  CHECK(g.quantile(0.99) > 1.0);
+  ProfileCounters c;
+  c.fast_compiles = h;
+  std::ostringstream os;
+  print_profile(os, c);
+  CHECK_THAT(os.str(), Catch::Contains("compile per kernel, fast tier:") &&
+                           Catch::Contains("(100 kernels)") &&
+                           !Catch::Contains("compile per kernel, optimized"));
+}

@@ -234,6 +234,7 @@ private:
     CompileResult r = jit_.compile(plan, background_ ? cpu::Tier::FAST : cpu::Tier::OPTIMIZED);
     compile = r.seconds;
     stats_.compile_seconds += r.seconds;
+    note_compile(r);
     if (options_.cache == KernelCacheMode::NONE) {
       count(r);
       transient_ = r.fns;
@@ -259,9 +260,22 @@ private:
       keep(pending_[i], results[i]);
       prepared_.insert(pending_[i].spec);
     }
-    stats_.compile_seconds += seconds_since(t0);
+    const double seconds = seconds_since(t0);
+    stats_.compile_seconds += seconds;
+    // A batch's time shared by the kernels it compiled (the fast tier); one by one otherwise.
+    int64_t compiled = 0;
+    for (const CompileResult& r : results) compiled += r.outcome == CompileOutcome::COMPILED;
+    if (background_ && compiled > 0)
+      stats_.fast_compiles.add(seconds / double(compiled), compiled);
+    else if (!background_)
+      for (const CompileResult& r : results) note_compile(r);
     pending_.clear();
     pending_specs_.clear();
+  }
+
+  void note_compile(const CompileResult& r) {
+    if (r.outcome != CompileOutcome::COMPILED) return;
+    (r.tier == cpu::Tier::FAST ? stats_.fast_compiles : stats_.optimized_compiles).add(r.seconds);
   }
 
   void count(const CompileResult& r) {
@@ -312,6 +326,7 @@ private:
       it->second = f.result.fns;
       ++stats_.kernels_optimized;
       stats_.background_compile_seconds += f.result.seconds;
+      note_compile(f.result);
       if (f.result.outcome == CompileOutcome::LOADED_FROM_DISK) ++stats_.disk_cache_hits;
     }
   }
