@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -69,19 +70,22 @@ BackgroundCompiler::~BackgroundCompiler() {
 }
 
 void BackgroundCompiler::stop(bool at_exit) {
-  std::deque<std::pair<std::string, KernelPlan>> rest;
+  std::deque<Job> rest;
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
-    rest.swap(queue_);
+    rest.swap(hot_queue_);
+    for (Job& j : queue_) rest.push_back(std::move(j));
+    queue_.clear();
   }
   wake_.notify_all();
   {
     std::lock_guard<std::mutex> join_lock(join_mu_);
     if (thread_.joinable()) thread_.join();
+    if (hot_thread_.joinable()) hot_thread_.join();
   }
   // What is left compiles in a child process, so that the next run of the program finds it
-  // optimized on disk; the parent does not wait. The thread is joined: no lock of LLVM's or
+  // optimized on disk; the parent does not wait. The threads are joined: no lock of LLVM's or
   // ours is held across the fork, and the child has one thread.
   if (!at_exit || !finish_at_exit_ || rest.empty()) return;
   std::fflush(nullptr); // (the child never flushes the parent's buffered output)
@@ -98,6 +102,15 @@ void BackgroundCompiler::stop(bool at_exit) {
     }
   }
   ::_exit(0);
+}
+
+void BackgroundCompiler::start_exit_handling() {
+  if (exit_handling_) return;
+  exit_handling_ = true;
+  if (warm_up_) warm_up_();
+  std::atexit(stop_all_at_exit); // (again per compiler: after its own warm-up)
+  std::lock_guard<std::mutex> live_lock(g_live_mu);
+  live().insert(this);
 }
 
 void BackgroundCompiler::submit(const std::string& spec, const KernelPlan& plan) {
@@ -118,18 +131,29 @@ void BackgroundCompiler::submit(const std::string& spec, const KernelPlan& plan)
     std::lock_guard<std::mutex> lock(mu_);
     if (stop_) return;
     queue_.emplace_back(spec, std::move(copy));
-    if (!started_) {
-      started_ = true;
-      if (warm_up_) warm_up_();
-      std::atexit(stop_all_at_exit); // (again per compiler: after its own warm-up)
-      {
-        std::lock_guard<std::mutex> live_lock(g_live_mu);
-        live().insert(this);
-      }
-      thread_ = std::thread([this] { run(); });
+    if (!thread_.joinable()) {
+      start_exit_handling();
+      thread_ = std::thread([this] { run(false); });
     }
   }
-  wake_.notify_one();
+  wake_.notify_all();
+}
+
+void BackgroundCompiler::boost(const std::string& spec) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stop_) return;
+    auto it = std::find_if(queue_.begin(), queue_.end(),
+                           [&](const Job& j) { return j.first == spec; });
+    if (it == queue_.end()) return;
+    hot_queue_.push_back(std::move(*it));
+    queue_.erase(it);
+    if (!hot_thread_.joinable()) {
+      start_exit_handling();
+      hot_thread_ = std::thread([this] { run(true); });
+    }
+  }
+  wake_.notify_all();
 }
 
 std::vector<BackgroundCompiler::Finished> BackgroundCompiler::take_finished() {
@@ -142,23 +166,26 @@ std::vector<BackgroundCompiler::Finished> BackgroundCompiler::take_finished() {
 
 void BackgroundCompiler::wait_idle() {
   std::unique_lock<std::mutex> lock(mu_);
-  idle_cv_.wait(lock, [this] { return (queue_.empty() && !busy_) || stop_; });
+  idle_cv_.wait(lock, [this] {
+    return (queue_.empty() && hot_queue_.empty() && busy_ == 0) || stop_;
+  });
 }
 
 bool BackgroundCompiler::idle() {
   std::lock_guard<std::mutex> lock(mu_);
-  return queue_.empty() && !busy_;
+  return queue_.empty() && hot_queue_.empty() && busy_ == 0;
 }
 
-void BackgroundCompiler::run() {
-  lower_own_priority();
+void BackgroundCompiler::run(bool hot) {
+  if (!hot) lower_own_priority();
+  std::deque<Job>& mine = hot ? hot_queue_ : queue_;
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+    wake_.wait(lock, [&] { return stop_ || !mine.empty(); });
     if (stop_) break;
-    auto [spec, plan] = std::move(queue_.front());
-    queue_.pop_front();
-    busy_ = true;
+    auto [spec, plan] = std::move(mine.front());
+    mine.pop_front();
+    ++busy_;
     lock.unlock();
     bool ok = true;
     CompileResult r;
@@ -173,14 +200,13 @@ void BackgroundCompiler::run() {
                    "its fast-tier code\n",
                    e.what());
     }
-    bool drained;
     lock.lock();
     if (ok) {
       finished_.push_back({std::move(spec), std::move(r)});
       finished_count_.store(int64_t(finished_.size()), std::memory_order_release);
     }
-    busy_ = false;
-    drained = queue_.empty() && !stop_;
+    --busy_;
+    const bool drained = queue_.empty() && hot_queue_.empty() && busy_ == 0 && !stop_;
     if (drained) idle_cv_.notify_all();
     if (drained && on_drained_) {
       lock.unlock();
@@ -188,7 +214,6 @@ void BackgroundCompiler::run() {
       lock.lock();
     }
   }
-  busy_ = false;
   idle_cv_.notify_all();
 }
 

@@ -1,6 +1,9 @@
-// BackgroundCompiler: one low-priority thread that compiles kernels with the optimizing code
-// generator while their fast-tier machine code runs; the engine installs each result at its
-// next block (tiered compilation, [cpu] tiered_compile).
+// BackgroundCompiler: threads that compile kernels with the optimizing code generator while
+// their fast-tier machine code runs; the engine installs each result at its next block (tiered
+// compilation, [cpu] tiered_compile). Two lanes: the idle lane (SCHED_IDLE: on the cores the
+// kernels and the frontend leave idle) takes every kernel in order; the hot lane (normal
+// priority) takes the kernels the engine found hot (their fast code already ran for a while:
+// waiting for an idle core would cost more than sharing a busy one).
 #pragma once
 
 #include <atomic>
@@ -46,11 +49,13 @@ public:
   BackgroundCompiler(const BackgroundCompiler&) = delete;
   BackgroundCompiler& operator=(const BackgroundCompiler&) = delete;
 
-  // Queues the plan's kernel for the optimizing code generator. The plan is copied without its
-  // per-call values (the code generator reads only the structure). The thread starts at the
-  // first submit and runs at the lowest CPU priority (SCHED_IDLE): on the cores kernels and
-  // the frontend leave idle.
+  // Queues the plan's kernel for the optimizing code generator, on the idle lane. The plan is
+  // copied without its per-call values (the code generator reads only the structure). The
+  // lane's thread starts at the first submit.
   void submit(const std::string& spec, const KernelPlan& plan);
+  // Moves the kernel to the hot lane when it still waits on the idle lane (no-op otherwise:
+  // compiling or done). The hot lane's thread starts at the first boost.
+  void boost(const std::string& spec);
   // Whether results wait to be taken (one atomic load: the engine asks before every block).
   bool has_finished() const { return finished_count_.load(std::memory_order_acquire) > 0; }
   // The results finished since the last call, in completion order.
@@ -64,22 +69,24 @@ public:
   int64_t errors() const { return errors_.load(); }
 
 private:
-  void run();
+  using Job = std::pair<std::string, KernelPlan>;
+  void run(bool hot);
+  void start_exit_handling(); // once, before the first thread (see the constructor)
 
   JitCompiler& jit_;
   std::function<void()> on_drained_, warm_up_;
   bool finish_at_exit_ = false;
   std::mutex mu_;
   std::condition_variable wake_, idle_cv_;
-  std::deque<std::pair<std::string, KernelPlan>> queue_;
+  std::deque<Job> queue_, hot_queue_;
   std::vector<Finished> finished_;
   std::atomic<int64_t> finished_count_{0};
   std::atomic<int64_t> errors_{0};
-  bool busy_ = false; // a compile in progress
+  int busy_ = 0; // compiles in progress
   bool stop_ = false;
-  bool started_ = false;
+  bool exit_handling_ = false;
   std::mutex join_mu_; // one joiner at a time (the destructor and the exit handler)
-  std::thread thread_;
+  std::thread thread_, hot_thread_;
 };
 
 } // namespace hassium::cpu

@@ -138,7 +138,7 @@ public:
       if (plan.empty_min_max)
         HS_USER_ERROR() << op_name(plan.empty_min_max->op)
                         << ": zero-size array to a reduction operation that has no identity";
-      const CompiledKernel* k = plan.empty ? nullptr : &kernel_for(plan, compile);
+      Kept* k = plan.empty ? nullptr : &kernel_for(plan, compile);
       // Kept kernels live as long as the engine (the memory cache never drops one).
       if (block.state && options_.cache != KernelCacheMode::NONE)
         *block.state = std::make_unique<BlockState>(plan, k);
@@ -196,16 +196,29 @@ public:
   JitCompiler& jit() { return jit_; }
 
 private:
+  // A kernel in the memory cache: its code and, while that is fast-tier code its optimized
+  // code will replace, how long it ran.
+  struct Kept {
+    CompiledKernel fns;
+    const std::string* spec = nullptr; // its key in memory_
+    bool fast = false;
+    bool boosted = false; // sent to the background compiler's hot lane
+    double fast_seconds = 0;
+  };
+  // Fast-tier run time past which a kernel is hot: about what its optimized compile costs.
+  static constexpr double kHotSeconds = 0.005;
+
   // A block's plan and kernel, kept for blocks of the same structure (KernelBlock::state).
   struct BlockState : EngineBlockState {
-    BlockState(const KernelPlan& p, const CompiledKernel* k) : plan(p), kernel(k) {
+    BlockState(const KernelPlan& p, Kept* k) : plan(p), kernel(k) {
       plan.spec = std::string(); // the memory-cache key: not needed to run again
     }
     KernelPlan plan;
-    const CompiledKernel* kernel; // null when the plan is empty
+    Kept* kernel; // null when the plan is empty
   };
 
-  void run(const KernelBlock& block, KernelPlan& plan, const CompiledKernel& k) {
+  void run(const KernelBlock& block, KernelPlan& plan, Kept& kept) {
+    const CompiledKernel& k = kept.fns;
     // A kernel free to cut and big enough to: one thread or all, as its launches measured.
     int threads = threads_;
     cpu::ParallelChoice* choice = nullptr;
@@ -217,12 +230,22 @@ private:
     }
     auto t0 = Clock::now();
     KernelError err = launch(plan, k, threads, scratch_);
-    if (choice) choice->record(total, threads > 1, seconds_since(t0));
+    const double seconds = seconds_since(t0);
+    if (choice) choice->record(total, threads > 1, seconds);
+    if (kept.fast && !kept.boosted) {
+      // Fast-tier code that has run long enough is worth its optimized code soon: to the
+      // background compiler's hot lane (normal priority).
+      kept.fast_seconds += seconds;
+      if (kept.fast_seconds >= kHotSeconds) {
+        kept.boosted = true;
+        background_->boost(*kept.spec);
+      }
+    }
     if (options_.cache == KernelCacheMode::NONE) jit_.release();
     if (err.code != KERNEL_OK) throw_kernel_error(block, err);
   }
 
-  const CompiledKernel& kernel_for(const KernelPlan& plan, double& compile) {
+  Kept& kernel_for(const KernelPlan& plan, double& compile) {
     if (options_.cache != KernelCacheMode::NONE) {
       auto it = memory_.find(plan.spec);
       if (it != memory_.end()) {
@@ -237,7 +260,7 @@ private:
     note_compile(r);
     if (options_.cache == KernelCacheMode::NONE) {
       count(r);
-      transient_ = r.fns;
+      transient_ = Kept{r.fns, nullptr, false, false, 0};
       return transient_;
     }
     return keep(plan, r);
@@ -295,10 +318,13 @@ private:
 
   // A compiled (or found) kernel into the memory cache; fast code goes to the background
   // compiler for its optimized version.
-  const CompiledKernel& keep(const KernelPlan& plan, const CompileResult& r) {
+  Kept& keep(const KernelPlan& plan, const CompileResult& r) {
     count(r);
-    if (!r.final && background_) background_->submit(plan.spec, plan);
-    return memory_.emplace(plan.spec, r.fns).first->second;
+    const bool fast = !r.final && background_;
+    if (fast) background_->submit(plan.spec, plan);
+    auto [it, added] = memory_.emplace(plan.spec, Kept{r.fns, nullptr, fast, false, 0});
+    it->second.spec = &it->first;
+    return it->second;
   }
 
   bool background_idle() { return !background_ || background_->idle(); }
@@ -323,7 +349,8 @@ private:
     for (cpu::BackgroundCompiler::Finished& f : background_->take_finished()) {
       auto it = memory_.find(f.spec);
       if (it == memory_.end()) continue;
-      it->second = f.result.fns;
+      it->second.fns = f.result.fns;
+      it->second.fast = false;
       ++stats_.kernels_optimized;
       stats_.background_compile_seconds += f.result.seconds;
       note_compile(f.result);
@@ -335,8 +362,8 @@ private:
   const cpu::Blas* blas_ = nullptr;
   int threads_;
   JitCompiler jit_;
-  std::unordered_map<std::string, CompiledKernel> memory_; // by plan spec
-  CompiledKernel transient_;
+  std::unordered_map<std::string, Kept> memory_; // by plan spec
+  Kept transient_;
   std::vector<double> scratch_; // partial results of split reductions
   std::unordered_map<const void*, cpu::ParallelChoice> choices_; // by kernel function
   KernelPlan plan_;                          // the last block's plan (its buffers are reused)

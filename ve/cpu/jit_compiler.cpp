@@ -5,7 +5,9 @@
 #include "ve/cpu/jit_compiler.h"
 
 #include <algorithm>
+#include <exception>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
@@ -44,6 +46,10 @@ namespace hassium::cpu {
 
 namespace {
 using Clock = std::chrono::steady_clock;
+
+// IR instructions (before optimization) per parallel group of a fast batch: a batch smaller
+// than this compiles in one module on the engine's thread (a thread costs more than it saves).
+constexpr size_t kParallelBatchIR = 600;
 
 // The kernel pipeline's version: part of every cache key, so a change of the pipeline (or of
 // what a tier means) never loads objects the previous one compiled.
@@ -90,28 +96,48 @@ std::string hex128(XXH128_hash_t h) {
   return s;
 }
 
-// Compiles each module with one of two target machines: the optimizing code generator, or the
-// fast one for a module flagged kFastCodegen. A TargetMachine is not thread-safe: each is
-// used by one compile at a time.
+// Compiles each module with a target machine of one of two code generators: the optimizing
+// one, or the fast one for a module flagged kFastCodegen. A TargetMachine is not thread-safe:
+// each is used by one compile at a time, taken from a pool (compiles run on the engine's
+// thread, the helpers of a parallel batch and the background threads at once).
 constexpr const char* kFastCodegen = "hassium.fast_codegen";
 constexpr const char* kNotCached = "hassium.not_cached"; // the disk cache does not see it
 class TieredCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
 public:
-  TieredCompiler(std::unique_ptr<llvm::TargetMachine> full,
-                 std::unique_ptr<llvm::TargetMachine> fast, llvm::ObjectCache* cache)
-      : IRCompiler(llvm::orc::irManglingOptionsFromTargetOptions(full->Options)),
-        full_(std::move(full)), fast_(std::move(fast)), cache_(cache) {}
+  TieredCompiler(llvm::orc::JITTargetMachineBuilder full, std::unique_ptr<llvm::TargetMachine> tm,
+                 llvm::ObjectCache* cache)
+      : IRCompiler(llvm::orc::irManglingOptionsFromTargetOptions(tm->Options)), full_(full),
+        fast_(full), cache_(cache) {
+    fast_.setCodeGenOptLevel(llvm::CodeGenOpt::None);
+    spare_full_.push_back(std::move(tm));
+  }
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module& m) override {
     const bool fast = m.getModuleFlag(kFastCodegen) != nullptr;
-    std::lock_guard<std::mutex> lock(fast ? fast_mu_ : full_mu_);
-    llvm::orc::SimpleCompiler compile(fast ? *fast_ : *full_,
-                                      m.getModuleFlag(kNotCached) ? nullptr : cache_);
-    return compile(m);
+    auto& spare = fast ? spare_fast_ : spare_full_;
+    std::unique_ptr<llvm::TargetMachine> tm;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!spare.empty()) {
+        tm = std::move(spare.back());
+        spare.pop_back();
+      }
+    }
+    if (!tm) {
+      auto made = (fast ? fast_ : full_).createTargetMachine();
+      if (!made) return made.takeError();
+      tm = std::move(*made);
+    }
+    llvm::orc::SimpleCompiler compile(*tm, m.getModuleFlag(kNotCached) ? nullptr : cache_);
+    auto object = compile(m);
+    std::lock_guard<std::mutex> lock(mu_);
+    spare.push_back(std::move(tm));
+    return object;
   }
 
 private:
-  std::unique_ptr<llvm::TargetMachine> full_, fast_;
-  std::mutex full_mu_, fast_mu_;
+  llvm::orc::JITTargetMachineBuilder full_, fast_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<llvm::TargetMachine>> spare_full_, spare_fast_;
   llvm::ObjectCache* cache_;
 };
 
@@ -270,10 +296,7 @@ JitCompiler::JitCompiler(int opt_level, const std::string& disk_dir, bool transi
                   -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
                 auto tm = b.createTargetMachine();
                 if (!tm) return tm.takeError();
-                b.setCodeGenOptLevel(llvm::CodeGenOpt::None);
-                auto fast = b.createTargetMachine();
-                if (!fast) return fast.takeError();
-                return std::make_unique<TieredCompiler>(std::move(*tm), std::move(*fast), cache);
+                return std::make_unique<TieredCompiler>(b, std::move(*tm), cache);
               })
           .create(),
       "creating the JIT");
@@ -424,12 +447,14 @@ std::vector<CompileResult> JitCompiler::compile_fast(const std::vector<const Ker
   HS_INTERNAL_ASSERT(!I.transient) << "compile_fast in transient mode";
   auto t0 = Clock::now();
   std::vector<CompileResult> results(plans.size());
-  // Every kernel that is not at hand goes into one module, in one context.
-  auto ctx = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::Module> batch;
-  std::vector<std::string> names;
-  std::vector<bool> reductions;
-  std::vector<size_t> compiled;
+  // The kernels to compile (one per distinct key), each with its IR size.
+  struct Job {
+    size_t plan;
+    std::string name;
+    size_t instructions;
+  };
+  std::vector<Job> jobs;
+  std::vector<size_t> compiled; // the plans the batch serves (repeats included)
   for (size_t i = 0; i < plans.size(); ++i) {
     auto own = std::make_unique<llvm::LLVMContext>();
     Kernel k = make_kernel(*plans[i], *own);
@@ -445,40 +470,78 @@ std::vector<CompileResult> JitCompiler::compile_fast(const std::vector<const Ker
     r.outcome = CompileOutcome::COMPILED;
     compiled.push_back(i);
     const std::string name = "hs_" + r.key;
-    if (std::find(names.begin(), names.end(), name) != names.end()) continue; // (one copy)
-    // Generated again in the batch's context (a module cannot move between contexts).
-    std::unique_ptr<llvm::Module> m = I.module_for(*plans[i], *ctx);
-    m->getFunction(kKernelName)->setName(name + "_kernel");
-    if (llvm::Function* c = m->getFunction(kCombineName)) c->setName(name + "_combine");
-    names.push_back(name);
-    reductions.push_back(plans[i]->has_reduction);
-    if (!batch) {
-      batch = std::move(m);
-    } else {
-      HS_INTERNAL_ASSERT(!llvm::Linker::linkModules(*batch, std::move(m)))
-          << "linking a kernel into its batch";
-    }
+    bool repeat = false;
+    for (const Job& j : jobs) repeat = repeat || j.name == name;
+    if (!repeat) jobs.push_back({i, name, instruction_count(*k.module)});
   }
-  if (batch) {
-    std::string id;
+  if (jobs.empty()) return results;
+
+  // Groups compiled in parallel, one module each: the flush waits for them, and the cores the
+  // kernels will use are idle meanwhile. Largest kernels first, each to the lightest group.
+  size_t total = 0;
+  for (const Job& j : jobs) total += j.instructions;
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const size_t groups = std::min({jobs.size(), cores, size_t(4), 1 + total / kParallelBatchIR});
+  std::sort(jobs.begin(), jobs.end(),
+            [](const Job& a, const Job& b) { return a.instructions > b.instructions; });
+  std::vector<std::vector<const Job*>> members(groups);
+  std::vector<size_t> load(groups, 0);
+  for (const Job& j : jobs) {
+    size_t g = size_t(std::min_element(load.begin(), load.end()) - load.begin());
+    members[g].push_back(&j);
+    load[g] += j.instructions;
+  }
+  auto compile_group = [&](const std::vector<const Job*>& group) {
+    // Generated again in the group's context (a module cannot move between contexts).
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    std::unique_ptr<llvm::Module> module;
+    std::vector<std::string> names;
+    std::vector<bool> reductions;
+    for (const Job* j : group) {
+      std::unique_ptr<llvm::Module> m = I.module_for(*plans[j->plan], *ctx);
+      m->getFunction(kKernelName)->setName(j->name + "_kernel");
+      if (llvm::Function* c = m->getFunction(kCombineName)) c->setName(j->name + "_combine");
+      names.push_back(j->name);
+      reductions.push_back(plans[j->plan]->has_reduction);
+      if (!module)
+        module = std::move(m);
+      else
+        HS_INTERNAL_ASSERT(!llvm::Linker::linkModules(*module, std::move(m)))
+            << "linking a kernel into its batch";
+    }
     {
       std::lock_guard<std::mutex> lock(I.mu);
-      id = "hs_batch_" + std::to_string(I.transient_counter++);
+      module->setModuleIdentifier("hs_batch_" + std::to_string(I.transient_counter++));
     }
-    batch->setModuleIdentifier(id);
-    batch->addModuleFlag(llvm::Module::Warning, kFastCodegen, 1);
-    batch->addModuleFlag(llvm::Module::Warning, kNotCached, 1);
-    batch->setDataLayout(I.jit->getDataLayout());
-    batch->setTargetTriple(I.triple);
-    I.optimize(*batch);
+    module->addModuleFlag(llvm::Module::Warning, kFastCodegen, 1);
+    module->addModuleFlag(llvm::Module::Warning, kNotCached, 1);
+    I.optimize(*module);
     std::vector<CompiledKernel> fns =
-        add_and_look_up(std::move(batch), std::move(ctx), names, reductions);
+        add_and_look_up(std::move(module), std::move(ctx), names, reductions);
     std::lock_guard<std::mutex> lock(I.mu);
     for (size_t n = 0; n < names.size(); ++n) I.loaded.emplace(names[n].substr(3), fns[n]);
-    for (size_t i : compiled) {
-      auto it = I.loaded.find(results[i].key);
-      results[i].fns = it->second;
-    }
+  };
+  std::vector<std::thread> helpers;
+  std::vector<std::exception_ptr> errors(groups);
+  for (size_t g = 1; g < groups; ++g)
+    helpers.emplace_back([&, g] {
+      try {
+        compile_group(members[g]);
+      } catch (...) {
+        errors[g] = std::current_exception();
+      }
+    });
+  try {
+    compile_group(members[0]);
+  } catch (...) {
+    errors[0] = std::current_exception();
+  }
+  for (std::thread& t : helpers) t.join();
+  for (std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  {
+    std::lock_guard<std::mutex> lock(I.mu);
+    for (size_t i : compiled) results[i].fns = I.loaded.find(results[i].key)->second;
   }
   // The batch's time, shared evenly by the kernels it compiled (loads keep their own).
   const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
