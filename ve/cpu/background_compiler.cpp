@@ -127,6 +127,7 @@ void BackgroundCompiler::submit(const std::string& spec, const KernelPlan& plan)
   for (PlanArray& a : copy.arrays) a.view = nullptr; // the block's views are gone by then
   copy.constants = plan.constants;
   copy.instrs = plan.instrs;
+  copy.spec = plan.spec; // (the cache key is made from it)
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stop_) return;
@@ -143,8 +144,8 @@ void BackgroundCompiler::boost(const std::string& spec) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stop_) return;
-    auto it = std::find_if(queue_.begin(), queue_.end(),
-                           [&](const Job& j) { return j.first == spec; });
+    auto it =
+        std::find_if(queue_.begin(), queue_.end(), [&](const Job& j) { return j.first == spec; });
     if (it == queue_.end()) return;
     hot_queue_.push_back(std::move(*it));
     queue_.erase(it);
@@ -166,9 +167,8 @@ std::vector<BackgroundCompiler::Finished> BackgroundCompiler::take_finished() {
 
 void BackgroundCompiler::wait_idle() {
   std::unique_lock<std::mutex> lock(mu_);
-  idle_cv_.wait(lock, [this] {
-    return (queue_.empty() && hot_queue_.empty() && busy_ == 0) || stop_;
-  });
+  idle_cv_.wait(lock,
+                [this] { return (queue_.empty() && hot_queue_.empty() && busy_ == 0) || stop_; });
 }
 
 bool BackgroundCompiler::idle() {

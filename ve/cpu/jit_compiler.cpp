@@ -25,7 +25,6 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
-#include <llvm/Transforms/Scalar/IndVarSimplify.h>
 #include <llvm/Transforms/Scalar/LICM.h>
 #include <llvm/Transforms/Scalar/LoopPassManager.h>
 #include <llvm/Transforms/Scalar/LoopRotation.h>
@@ -40,6 +39,7 @@
 #include "ve/cpu/object_cache.h"
 #include "ve/cpu/object_file.h"
 #include "ve/cpu/runtime_helpers.h"
+#include "ve/cpu/source_hash.h"
 #include "ve/cpu/vector_math.h"
 
 namespace hassium::cpu {
@@ -47,13 +47,14 @@ namespace hassium::cpu {
 namespace {
 using Clock = std::chrono::steady_clock;
 
-// IR instructions (before optimization) per parallel group of a fast batch: a batch smaller
-// than this compiles in one module on the engine's thread (a thread costs more than it saves).
-constexpr size_t kParallelBatchIR = 600;
+// Operations and arrays per parallel group of a fast batch: a batch smaller than this compiles
+// in one module on the engine's thread (a thread costs more than it saves).
+constexpr size_t kParallelBatchSize = 40;
 
 // The kernel pipeline's version: part of every cache key, so a change of the pipeline (or of
-// what a tier means) never loads objects the previous one compiled.
-constexpr int kPipelineVersion = 2;
+// what a tier means) never loads objects the previous one compiled. (A change of hassium's code
+// generator changes kCodegenSourceHash.)
+constexpr int kPipelineVersion = 3;
 
 // LLVM's errors become InternalErrors at this boundary (a kernel that does not compile is a bug).
 template <typename T> T unwrap(llvm::Expected<T> value, const char* what) {
@@ -148,16 +149,16 @@ size_t instruction_count(const llvm::Module& m) {
 }
 
 // The kernel pipeline: promote the generated code's stack slots to registers, simplify, put
-// the loop nest in the form the vectorizer wants (rotated, invariants hoisted, canonical
-// induction variables), map math calls to libmvec's vector variants, vectorize (and
-// interleave) the loops, clean up. A fraction of O3's passes: O3's inliner, GVN, unrolling and
-// repeated simplification passes change little in these loops (kernels ran within ~10% of
-// O3's), at a third of its optimization time.
+// the loop nest in the form the vectorizer wants (rotated, invariants hoisted; the generated
+// loops' induction variables are canonical already: IndVarSimplify cost a third of the
+// pipeline's time and changed nothing the vectorizer needs), map math calls to libmvec's vector
+// variants, vectorize (and interleave) the loops, clean up. A fraction of O3's passes: O3's
+// inliner, GVN, unrolling and repeated simplification passes change little in these loops (kernels
+// ran within ~10% of O3's), at a third of its optimization time.
 llvm::ModulePassManager kernel_pipeline() {
   llvm::LoopPassManager loops;
   loops.addPass(llvm::LoopRotatePass());
   loops.addPass(llvm::LICMPass(llvm::LICMOptions()));
-  loops.addPass(llvm::IndVarSimplifyPass());
   llvm::FunctionPassManager f;
   f.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
   f.addPass(llvm::EarlyCSEPass(false));
@@ -186,7 +187,11 @@ struct JitCompiler::Impl {
   VectorIsa isa;
 
   std::mutex mu; // guards what follows (compile() runs on two threads)
-  std::unordered_map<std::string, CompiledKernel> loaded; // by key
+  struct Loaded {
+    CompiledKernel fns;
+    bool final = true; // no better code will come (CompileResult::final)
+  };
+  std::unordered_map<std::string, Loaded> loaded; // by key
   llvm::orc::ResourceTrackerSP last_tracker;
   uint64_t transient_counter = 0;
   // Target machines for the optimizer's cost model, one per concurrent compile.
@@ -261,15 +266,6 @@ struct JitCompiler::Impl {
     text += tier == Tier::FAST ? "fast" : std::to_string(opt_level);
     return hex128(XXH3_128bits(text.data(), text.size()));
   }
-
-  // Looks the key up among the loaded kernels.
-  bool find_loaded(const std::string& key, CompiledKernel& fns) {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = loaded.find(key);
-    if (it == loaded.end()) return false;
-    fns = it->second;
-    return true;
-  }
 };
 
 JitCompiler::JitCompiler(int opt_level, const std::string& disk_dir, bool transient,
@@ -288,18 +284,18 @@ JitCompiler::JitCompiler(int opt_level, const std::string& disk_dir, bool transi
   I.isa = vector_isa(I.features);
   if (!disk_dir.empty()) I.disk = std::make_unique<DiskObjectCache>(disk_dir);
   DiskObjectCache* cache = I.disk.get();
-  I.jit = unwrap(
-      llvm::orc::LLJITBuilder()
-          .setJITTargetMachineBuilder(I.jtmb)
-          .setCompileFunctionCreator(
-              [cache](llvm::orc::JITTargetMachineBuilder b)
-                  -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
-                auto tm = b.createTargetMachine();
-                if (!tm) return tm.takeError();
-                return std::make_unique<TieredCompiler>(b, std::move(*tm), cache);
-              })
-          .create(),
-      "creating the JIT");
+  I.jit =
+      unwrap(llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(I.jtmb)
+                 .setCompileFunctionCreator(
+                     [cache](llvm::orc::JITTargetMachineBuilder b)
+                         -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+                       auto tm = b.createTargetMachine();
+                       if (!tm) return tm.takeError();
+                       return std::make_unique<TieredCompiler>(b, std::move(*tm), cache);
+                     })
+                 .create(),
+             "creating the JIT");
   // Symbols kernels call: the C math library, libmvec's vector variants, hassium's helpers.
   llvm::orc::JITDylib& jd = I.jit->getMainJITDylib();
   char prefix = I.jit->getDataLayout().getGlobalPrefix();
@@ -322,77 +318,59 @@ const DiskObjectCache* JitCompiler::disk_cache() const {
   return impl_->disk.get();
 }
 
-// A kernel's module and what compile() derived from it before compiling anything.
-struct JitCompiler::Kernel {
-  std::unique_ptr<llvm::Module> module;
-  std::string prefix; // the key text before the code generator's part
-  bool optimizable = false;
-};
-
-JitCompiler::Kernel JitCompiler::make_kernel(const KernelPlan& plan, llvm::LLVMContext& ctx) {
-  Impl& I = *impl_;
-  Kernel k;
-  k.module = I.module_for(plan, ctx);
-  k.optimizable = I.optimizable(*k.module);
-  llvm::raw_string_ostream os(k.prefix);
-  k.module->print(os, nullptr);
-  os << "|cpu=" << I.cpu << "|features=" << I.features << "|llvm=" << LLVM_VERSION_STRING
-     << "|pipeline=" << kPipelineVersion << "|ir=" << (I.opt_level > 0)
-     << "|cache=" << object_file::kMagic;
-  os.flush();
-  return k;
+// The key text of a kernel, before the code generator's part: its structure (the plan's spec,
+// what the generated code is made from), the host, and the versions of everything between.
+std::string JitCompiler::key_prefix(const KernelPlan& plan) const {
+  const Impl& I = *impl_;
+  HS_INTERNAL_ASSERT(!plan.spec.empty()) << "a kernel plan without its spec";
+  std::string text = plan.spec;
+  text += "|cpu=" + I.cpu + "|features=" + I.features + "|llvm=" LLVM_VERSION_STRING;
+  text += "|pipeline=" + std::to_string(kPipelineVersion) + "|source=" + kCodegenSourceHash;
+  text += "|ir=" + std::to_string(I.opt_level > 0) + "|cache=" + std::string(object_file::kMagic);
+  return text;
 }
 
 // The kernel's machine code when it is at hand: loaded in this process at an acceptable tier
-// (optimized first), or optimized in the disk cache (then loaded from there).
-bool JitCompiler::find_existing(const KernelPlan& plan, Kernel& k, Tier tier, CompileResult& r,
-                                std::unique_ptr<llvm::LLVMContext>& ctx) {
+// (optimized first), or final code in the disk cache (optimized; or fast, stored only for a
+// kernel past large_kernel), loaded from there. No IR is generated for either.
+bool JitCompiler::find_existing(const KernelPlan& plan, const std::string& prefix, Tier tier,
+                                CompileResult& r) {
   Impl& I = *impl_;
   if (I.transient) return false;
-  auto done = [&](Tier t, CompileOutcome outcome) {
+  auto done = [&](Tier t, bool final, CompileOutcome outcome) {
     r.tier = t;
-    r.final = t == Tier::OPTIMIZED || !k.optimizable;
+    r.final = final;
     r.outcome = outcome;
     return true;
   };
-  if (k.optimizable) {
-    r.key = I.key_of(k.prefix, Tier::OPTIMIZED);
-    if (I.find_loaded(r.key, r.fns)) return done(Tier::OPTIMIZED, CompileOutcome::ALREADY_LOADED);
-  }
-  if (tier == Tier::FAST || !k.optimizable) {
-    r.key = I.key_of(k.prefix, Tier::FAST);
-    if (I.find_loaded(r.key, r.fns)) return done(Tier::FAST, CompileOutcome::ALREADY_LOADED);
+  for (Tier t : {Tier::OPTIMIZED, Tier::FAST}) {
+    r.key = I.key_of(prefix, t);
+    std::lock_guard<std::mutex> lock(I.mu);
+    auto it = I.loaded.find(r.key);
+    if (it == I.loaded.end() || (t == Tier::FAST && tier == Tier::OPTIMIZED && !it->second.final))
+      continue;
+    r.fns = it->second.fns;
+    return done(t, it->second.final, CompileOutcome::ALREADY_LOADED);
   }
   if (!I.disk) return false;
-  // The final code on disk (optimized, or fast for a kernel that gets nothing better; fast code
-  // that an optimized compile replaces is not stored: compiling it again is cheap). The
-  // ObjectCache hands the object to the compiler, the IR is not optimized.
-  const Tier stored = k.optimizable ? Tier::OPTIMIZED : Tier::FAST;
-  r.key = I.key_of(k.prefix, stored);
-  const std::string name = "hs_" + r.key;
-  if (!I.disk->prefetch(name)) return false;
-  llvm::Module& m = *k.module;
-  m.setModuleIdentifier(name);
-  m.getFunction(kKernelName)->setName(name + "_kernel");
-  if (llvm::Function* c = m.getFunction(kCombineName)) c->setName(name + "_combine");
-  if (stored == Tier::FAST) m.addModuleFlag(llvm::Module::Warning, kFastCodegen, 1);
-  r.fns = add_and_look_up(std::move(k.module), std::move(ctx), {name}, {plan.has_reduction})[0];
-  {
+  for (Tier t : {Tier::OPTIMIZED, Tier::FAST}) {
+    r.key = I.key_of(prefix, t);
+    std::unique_ptr<llvm::MemoryBuffer> object = I.disk->load("hs_" + r.key);
+    if (!object) continue;
+    llvm::orc::ResourceTrackerSP tracker = I.jit->getMainJITDylib().createResourceTracker();
+    check(I.jit->addObjectFile(tracker, std::move(object)), "adding a cached kernel");
+    r.fns = look_up({"hs_" + r.key}, {plan.has_reduction})[0];
     std::lock_guard<std::mutex> lock(I.mu);
-    I.loaded.emplace(r.key, r.fns);
+    I.loaded.emplace(r.key, Impl::Loaded{r.fns, true});
+    return done(t, true, CompileOutcome::LOADED_FROM_DISK);
   }
-  return done(stored, CompileOutcome::LOADED_FROM_DISK);
+  return false;
 }
 
-// Adds a module to the JIT and looks up the kernels (and combine steps) named name + "_kernel".
-std::vector<CompiledKernel> JitCompiler::add_and_look_up(std::unique_ptr<llvm::Module> m,
-                                                         std::unique_ptr<llvm::LLVMContext> ctx,
-                                                         const std::vector<std::string>& names,
-                                                         std::vector<bool> reductions) {
+// Looks up the kernels (and combine steps) named name + "_kernel" (+ "_combine").
+std::vector<CompiledKernel> JitCompiler::look_up(const std::vector<std::string>& names,
+                                                 const std::vector<bool>& reductions) {
   Impl& I = *impl_;
-  llvm::orc::ResourceTrackerSP tracker = I.jit->getMainJITDylib().createResourceTracker();
-  check(I.jit->addIRModule(tracker, llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))),
-        "adding a kernel");
   std::vector<CompiledKernel> fns(names.size());
   for (size_t i = 0; i < names.size(); ++i) {
     fns[i].kernel =
@@ -401,6 +379,19 @@ std::vector<CompiledKernel> JitCompiler::add_and_look_up(std::unique_ptr<llvm::M
       fns[i].combine = unwrap(I.jit->lookup(names[i] + "_combine"), "looking up a combine step")
                            .toPtr<CombineFn>();
   }
+  return fns;
+}
+
+// Adds a module to the JIT (compiled at the first lookup) and looks up its kernels.
+std::vector<CompiledKernel> JitCompiler::add_and_look_up(std::unique_ptr<llvm::Module> m,
+                                                         std::unique_ptr<llvm::LLVMContext> ctx,
+                                                         const std::vector<std::string>& names,
+                                                         const std::vector<bool>& reductions) {
+  Impl& I = *impl_;
+  llvm::orc::ResourceTrackerSP tracker = I.jit->getMainJITDylib().createResourceTracker();
+  check(I.jit->addIRModule(tracker, llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))),
+        "adding a kernel");
+  std::vector<CompiledKernel> fns = look_up(names, reductions);
   if (I.transient) {
     std::lock_guard<std::mutex> lock(I.mu);
     I.last_tracker = tracker;
@@ -411,32 +402,34 @@ std::vector<CompiledKernel> JitCompiler::add_and_look_up(std::unique_ptr<llvm::M
 CompileResult JitCompiler::compile(const KernelPlan& plan, Tier tier) {
   Impl& I = *impl_;
   auto t0 = Clock::now();
-  auto ctx = std::make_unique<llvm::LLVMContext>();
-  Kernel k = make_kernel(plan, *ctx);
+  const std::string prefix = key_prefix(plan);
   CompileResult r;
-  if (!find_existing(plan, k, tier, r, ctx)) {
-    const Tier t = tier == Tier::OPTIMIZED && k.optimizable ? Tier::OPTIMIZED : Tier::FAST;
-    r.key = I.key_of(k.prefix, t);
+  if (!find_existing(plan, prefix, tier, r)) {
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    std::unique_ptr<llvm::Module> module = I.module_for(plan, *ctx);
+    const bool optimizable = I.optimizable(*module);
+    const Tier t = tier == Tier::OPTIMIZED && optimizable ? Tier::OPTIMIZED : Tier::FAST;
+    r.key = I.key_of(prefix, t);
+    r.tier = t;
+    r.final = t == Tier::OPTIMIZED || !optimizable;
+    r.outcome = CompileOutcome::COMPILED;
     std::string name = "hs_" + r.key;
     if (I.transient) {
       std::lock_guard<std::mutex> lock(I.mu);
       name += "_t" + std::to_string(I.transient_counter++);
     }
-    llvm::Module& m = *k.module;
+    llvm::Module& m = *module;
     m.setModuleIdentifier(name);
     m.getFunction(kKernelName)->setName(name + "_kernel");
     if (llvm::Function* c = m.getFunction(kCombineName)) c->setName(name + "_combine");
     if (t == Tier::FAST) m.addModuleFlag(llvm::Module::Warning, kFastCodegen, 1);
-    if (t == Tier::FAST && k.optimizable) m.addModuleFlag(llvm::Module::Warning, kNotCached, 1);
+    if (!r.final) m.addModuleFlag(llvm::Module::Warning, kNotCached, 1);
     I.optimize(m);
-    r.fns = add_and_look_up(std::move(k.module), std::move(ctx), {name}, {plan.has_reduction})[0];
+    r.fns = add_and_look_up(std::move(module), std::move(ctx), {name}, {plan.has_reduction})[0];
     if (!I.transient) {
       std::lock_guard<std::mutex> lock(I.mu);
-      I.loaded.emplace(r.key, r.fns);
+      I.loaded.emplace(r.key, Impl::Loaded{r.fns, r.final});
     }
-    r.tier = t;
-    r.final = t == Tier::OPTIMIZED || !k.optimizable;
-    r.outcome = CompileOutcome::COMPILED;
   }
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
@@ -447,58 +440,58 @@ std::vector<CompileResult> JitCompiler::compile_fast(const std::vector<const Ker
   HS_INTERNAL_ASSERT(!I.transient) << "compile_fast in transient mode";
   auto t0 = Clock::now();
   std::vector<CompileResult> results(plans.size());
-  // The kernels to compile (one per distinct key), each with its IR size.
+  // The kernels to compile (one per distinct key), each with its size.
   struct Job {
     size_t plan;
     std::string name;
-    size_t instructions;
+    size_t size;
   };
   std::vector<Job> jobs;
   std::vector<size_t> compiled; // the plans the batch serves (repeats included)
   for (size_t i = 0; i < plans.size(); ++i) {
-    auto own = std::make_unique<llvm::LLVMContext>();
-    Kernel k = make_kernel(*plans[i], *own);
-    if (find_existing(*plans[i], k, Tier::FAST, results[i], own)) continue;
-    if (!k.optimizable) { // final code: compiled alone, and kept on disk
-      results[i] = compile(*plans[i], Tier::FAST);
-      continue;
-    }
+    const std::string prefix = key_prefix(*plans[i]);
+    if (find_existing(*plans[i], prefix, Tier::FAST, results[i])) continue;
     CompileResult& r = results[i];
-    r.key = I.key_of(k.prefix, Tier::FAST);
+    r.key = I.key_of(prefix, Tier::FAST);
     r.tier = Tier::FAST;
-    r.final = false;
     r.outcome = CompileOutcome::COMPILED;
     compiled.push_back(i);
     const std::string name = "hs_" + r.key;
     bool repeat = false;
     for (const Job& j : jobs) repeat = repeat || j.name == name;
-    if (!repeat) jobs.push_back({i, name, instruction_count(*k.module)});
+    if (!repeat) jobs.push_back({i, name, plans[i]->instrs.size() + plans[i]->arrays.size()});
   }
   if (jobs.empty()) return results;
 
   // Groups compiled in parallel, one module each: the flush waits for them, and the cores the
   // kernels will use are idle meanwhile. Largest kernels first, each to the lightest group.
   size_t total = 0;
-  for (const Job& j : jobs) total += j.instructions;
+  for (const Job& j : jobs) total += j.size;
   const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  const size_t groups = std::min({jobs.size(), cores, size_t(4), 1 + total / kParallelBatchIR});
-  std::sort(jobs.begin(), jobs.end(),
-            [](const Job& a, const Job& b) { return a.instructions > b.instructions; });
+  const size_t groups = std::min({jobs.size(), cores, size_t(4), 1 + total / kParallelBatchSize});
+  std::sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.size > b.size; });
   std::vector<std::vector<const Job*>> members(groups);
   std::vector<size_t> load(groups, 0);
   for (const Job& j : jobs) {
     size_t g = size_t(std::min_element(load.begin(), load.end()) - load.begin());
     members[g].push_back(&j);
-    load[g] += j.instructions;
+    load[g] += j.size;
   }
+  // A kernel past large_kernel is final at the fast tier: compiled alone, and kept on disk.
+  std::vector<size_t> final_alone;
+  std::mutex final_mu;
   auto compile_group = [&](const std::vector<const Job*>& group) {
-    // Generated again in the group's context (a module cannot move between contexts).
     auto ctx = std::make_unique<llvm::LLVMContext>();
     std::unique_ptr<llvm::Module> module;
     std::vector<std::string> names;
     std::vector<bool> reductions;
     for (const Job* j : group) {
       std::unique_ptr<llvm::Module> m = I.module_for(*plans[j->plan], *ctx);
+      if (!I.optimizable(*m)) {
+        std::lock_guard<std::mutex> lock(final_mu);
+        final_alone.push_back(j->plan);
+        continue;
+      }
       m->getFunction(kKernelName)->setName(j->name + "_kernel");
       if (llvm::Function* c = m->getFunction(kCombineName)) c->setName(j->name + "_combine");
       names.push_back(j->name);
@@ -509,6 +502,7 @@ std::vector<CompileResult> JitCompiler::compile_fast(const std::vector<const Ker
         HS_INTERNAL_ASSERT(!llvm::Linker::linkModules(*module, std::move(m)))
             << "linking a kernel into its batch";
     }
+    if (!module) return;
     {
       std::lock_guard<std::mutex> lock(I.mu);
       module->setModuleIdentifier("hs_batch_" + std::to_string(I.transient_counter++));
@@ -519,7 +513,8 @@ std::vector<CompileResult> JitCompiler::compile_fast(const std::vector<const Ker
     std::vector<CompiledKernel> fns =
         add_and_look_up(std::move(module), std::move(ctx), names, reductions);
     std::lock_guard<std::mutex> lock(I.mu);
-    for (size_t n = 0; n < names.size(); ++n) I.loaded.emplace(names[n].substr(3), fns[n]);
+    for (size_t n = 0; n < names.size(); ++n)
+      I.loaded.emplace(names[n].substr(3), Impl::Loaded{fns[n], false});
   };
   std::vector<std::thread> helpers;
   std::vector<std::exception_ptr> errors(groups);
@@ -539,9 +534,14 @@ std::vector<CompileResult> JitCompiler::compile_fast(const std::vector<const Ker
   for (std::thread& t : helpers) t.join();
   for (std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
+  for (size_t i : final_alone) results[i] = compile(*plans[i], Tier::FAST);
   {
     std::lock_guard<std::mutex> lock(I.mu);
-    for (size_t i : compiled) results[i].fns = I.loaded.find(results[i].key)->second;
+    for (size_t i : compiled) {
+      auto it = I.loaded.find(results[i].key); // (a final kernel's: compile() kept it)
+      results[i].fns = it->second.fns;
+      results[i].final = it->second.final;
+    }
   }
   // The batch's time, shared evenly by the kernels it compiled (loads keep their own).
   const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();

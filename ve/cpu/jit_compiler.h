@@ -48,7 +48,9 @@ struct CompileResult {
   // be FAST (a huge kernel past large_kernel, or opt_level 0).
   bool final = true;
   double seconds = 0;
-  std::string key; // hash of the IR, CPU, features, LLVM version, pipeline and code generator
+  // Hash of the kernel's structure (the plan's spec), the CPU and its features, the versions of
+  // LLVM, the kernel pipeline and hassium's code generator sources, and the code generator.
+  std::string key;
 };
 
 class JitCompiler {
@@ -95,14 +97,15 @@ public:
 
 private:
   struct Impl;
-  struct Kernel;
-  Kernel make_kernel(const KernelPlan& plan, llvm::LLVMContext& ctx);
-  bool find_existing(const KernelPlan& plan, Kernel& k, Tier tier, CompileResult& r,
-                     std::unique_ptr<llvm::LLVMContext>& ctx);
+  std::string key_prefix(const KernelPlan& plan) const;
+  bool find_existing(const KernelPlan& plan, const std::string& prefix, Tier tier,
+                     CompileResult& r);
+  std::vector<CompiledKernel> look_up(const std::vector<std::string>& names,
+                                      const std::vector<bool>& reductions);
   std::vector<CompiledKernel> add_and_look_up(std::unique_ptr<llvm::Module> m,
                                               std::unique_ptr<llvm::LLVMContext> ctx,
                                               const std::vector<std::string>& names,
-                                              std::vector<bool> reductions);
+                                              const std::vector<bool>& reductions);
   std::unique_ptr<Impl> impl_;
   std::string cpu_, features_;
 };

@@ -48,22 +48,9 @@ std::unique_ptr<llvm::MemoryBuffer> DiskObjectCache::read(const std::string& key
   return object;
 }
 
-bool DiskObjectCache::prefetch(const std::string& key) {
+std::unique_ptr<llvm::MemoryBuffer> DiskObjectCache::load(const std::string& key) {
   auto object = read(key);
-  if (!object) return false;
-  ++hits_;
-  std::lock_guard<std::mutex> lock(mu_);
-  prefetched_[key] = std::move(object);
-  return true;
-}
-
-std::unique_ptr<llvm::MemoryBuffer> DiskObjectCache::getObject(const llvm::Module* m) {
-  std::string key = m->getModuleIdentifier();
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = prefetched_.find(key);
-  if (it == prefetched_.end()) return nullptr; // not prefetched: the module is compiled
-  auto object = std::move(it->second);
-  prefetched_.erase(it);
+  if (object) ++hits_;
   return object;
 }
 

@@ -32,12 +32,14 @@ public:
 
   explicit DiskObjectCache(std::string dir);
 
-  // Reads and checks the object of `key`; when intact, keeps it for getObject and returns true.
-  bool prefetch(const std::string& key);
+  // The object of `key` when its file is intact (counted as a hit), else null (a damaged file
+  // is counted and warned about).
+  std::unique_ptr<llvm::MemoryBuffer> load(const std::string& key);
 
-  // The module identifier is the key.
+  // Stores what the compiler made (the module identifier is the key). Objects are read back by
+  // load(), not through the compiler: getObject() finds nothing.
   void notifyObjectCompiled(const llvm::Module* m, llvm::MemoryBufferRef object) override;
-  std::unique_ptr<llvm::MemoryBuffer> getObject(const llvm::Module* m) override;
+  std::unique_ptr<llvm::MemoryBuffer> getObject(const llvm::Module*) override { return nullptr; }
 
   const std::string& dir() const { return dir_; }
   std::string path_of(const std::string& key) const;
@@ -51,8 +53,6 @@ private:
 
   std::string dir_;
   std::atomic<uint64_t> hits_{0}, rejected_{0}, writes_{0}, write_errors_{0};
-  std::mutex mu_; // guards prefetched_
-  std::unordered_map<std::string, std::unique_ptr<llvm::MemoryBuffer>> prefetched_;
 };
 
 } // namespace hassium::cpu
