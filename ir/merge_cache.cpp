@@ -18,7 +18,7 @@ namespace hassium {
 
 namespace {
 
-constexpr char kFileMagic[8] = {'H', 'S', 'F', 'P', '0', '0', '0', '2'};
+constexpr char kFileMagic[8] = {'H', 'S', 'F', 'P', '0', '0', '0', '3'}; // 3: opcodes renumbered
 constexpr size_t kMaxFileBytes = size_t(1) << 30;
 constexpr const char* kCacheName = "merge cache";
 

@@ -198,15 +198,16 @@ class Knobs:
 # Element-wise ufuncs by how they are checked.
 UNARY_EXACT = ["negative", "absolute", "square", "positive", "sqrt", "sign", "floor", "ceil",
                "trunc", "rint", "isnan", "isinf", "isfinite", "logical_not", "invert", "fabs",
-               "conjugate", "reciprocal"]
+               "conjugate", "reciprocal", "signbit", "spacing"]
 UNARY_INEXACT = ["sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
                  "arcsinh", "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log2",
-                 "log10", "log1p", "deg2rad", "rad2deg"]
+                 "log10", "log1p", "deg2rad", "rad2deg", "cbrt"]
 BINARY_EXACT = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "fmod",
                 "maximum", "minimum", "power", "bitwise_and", "bitwise_or", "bitwise_xor",
                 "left_shift", "right_shift", "logical_and", "logical_or", "logical_xor",
-                "equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
-BINARY_INEXACT = ["arctan2", "hypot", "float_power"]
+                "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+                "copysign", "fmax", "fmin", "heaviside", "nextafter", "gcd", "lcm"]
+BINARY_INEXACT = ["arctan2", "hypot", "float_power", "logaddexp", "logaddexp2"]
 # Products of complex numbers are accurate to rounding only: NumPy's SIMD loops compute
 # re = a*c - b*d with a fused multiply-add (one rounding less), so (0.1-0.125j)**2 has re
 # -0.005624999999999999 in NumPy and -0.005624999999999998 by the formula, and either is right.

@@ -18,7 +18,9 @@ _BINARY = {
     "BITWISE_OR": np.bitwise_or, "BITWISE_XOR": np.bitwise_xor, "LOGICAL_AND": np.logical_and,
     "LOGICAL_OR": np.logical_or, "LOGICAL_XOR": np.logical_xor, "EQUAL": np.equal,
     "NOT_EQUAL": np.not_equal, "GREATER": np.greater, "GREATER_EQUAL": np.greater_equal,
-    "LESS": np.less, "LESS_EQUAL": np.less_equal,
+    "LESS": np.less, "LESS_EQUAL": np.less_equal, "COPYSIGN": np.copysign, "FMAX": np.fmax,
+    "FMIN": np.fmin, "LOGADDEXP": np.logaddexp, "LOGADDEXP2": np.logaddexp2,
+    "HEAVISIDE": np.heaviside, "NEXTAFTER": np.nextafter, "GCD": np.gcd, "LCM": np.lcm,
 }
 _UNARY = {
     "NEGATIVE": np.negative, "ABSOLUTE": np.absolute, "SIGN": np.sign,
@@ -28,7 +30,8 @@ _UNARY = {
     "ARCCOS": np.arccos, "ARCTAN": np.arctan, "SINH": np.sinh, "COSH": np.cosh, "TANH": np.tanh,
     "ARCSINH": np.arcsinh, "ARCCOSH": np.arccosh, "ARCTANH": np.arctanh, "FLOOR": np.floor,
     "CEIL": np.ceil, "TRUNC": np.trunc, "RINT": np.rint, "ISNAN": np.isnan, "ISINF": np.isinf,
-    "ISFINITE": np.isfinite, "CONJ": np.conjugate,
+    "ISFINITE": np.isfinite, "CONJ": np.conjugate, "CBRT": np.cbrt, "SIGNBIT": np.signbit,
+    "SPACING": np.spacing,
 }
 _REDUCE = {
     "ADD_REDUCE": np.add, "MULTIPLY_REDUCE": np.multiply, "MINIMUM_REDUCE": np.minimum,

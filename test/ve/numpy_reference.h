@@ -253,6 +253,62 @@ template <typename T> std::optional<T> ref_same(Opcode op, T a, T b) {
   case Opcode::HYPOT:
     if constexpr (F) return std::hypot(a, b);
     break;
+  case Opcode::COPYSIGN:
+    if constexpr (F) return std::copysign(a, b);
+    break;
+  case Opcode::FMAX:
+  case Opcode::FMIN: {
+    bool is_max = op == Opcode::FMAX;
+    if constexpr (B)
+      return is_max ? (a || b) : (a && b);
+    else if constexpr (I)
+      return is_max ? std::max(a, b) : std::min(a, b);
+    else if constexpr (F) {
+      if (a == b) return std::nullopt; // (which zero C's fmax gives for +-0 is open)
+      return is_max ? std::fmax(a, b) : std::fmin(a, b);
+    }
+    break;
+  }
+  case Opcode::LOGADDEXP:
+  case Opcode::LOGADDEXP2:
+    if constexpr (F) { // npy_logaddexp, npy_logaddexp2
+      const bool two = op == Opcode::LOGADDEXP2;
+      if (a == b) return a + (two ? T(1) : T(0.6931471805599453));
+      const T d = a - b;
+      auto tail = [&](T x) {
+        return two ? T(std::log1p(std::exp2(x)) * T(1.4426950408889634)) : std::log1p(std::exp(x));
+      };
+      if (d > 0) return a + tail(-d);
+      if (d <= 0) return b + tail(d);
+      return d;
+    }
+    break;
+  case Opcode::HEAVISIDE:
+    if constexpr (F)
+      return std::isnan(a) ? std::numeric_limits<T>::quiet_NaN() : a < 0 ? T(0) : a == 0 ? b : T(1);
+    break;
+  case Opcode::NEXTAFTER:
+    if constexpr (F) return std::nextafter(a, b);
+    break;
+  case Opcode::GCD:
+  case Opcode::LCM:
+    if constexpr (I) { // NumPy: on the magnitudes, as unsigned integers
+      using U = std::make_unsigned_t<T>;
+      auto mag = [](T v) { return v < 0 ? U(U(0) - U(v)) : U(v); };
+      U x = mag(a), y = mag(b), g;
+      {
+        U p = x, q = y;
+        while (p != 0) {
+          U c = p;
+          p = U(q % p);
+          q = c;
+        }
+        g = q;
+      }
+      if (op == Opcode::GCD) return T(g);
+      return T(g == 0 ? U(0) : U(U(x / g) * y));
+    }
+    break;
   case Opcode::LEFT_SHIFT:
   case Opcode::RIGHT_SHIFT:
     if constexpr (I) {
@@ -347,6 +403,13 @@ template <typename T> std::optional<T> ref_same(Opcode op, T a, T b) {
       return std::trunc(a);
     case Opcode::RINT:
       return std::nearbyint(a);
+    case Opcode::CBRT:
+      return std::cbrt(a);
+    case Opcode::SPACING:
+      if (std::isinf(a)) return std::numeric_limits<T>::quiet_NaN();
+      return std::nextafter(a, a < 0 ? -std::numeric_limits<T>::infinity()
+                                     : std::numeric_limits<T>::infinity()) -
+             a;
     default:
       break;
     }
@@ -406,6 +469,8 @@ template <typename T> bool ref_pred(Opcode op, T a, T b) {
       return std::isinf(a);
     case Opcode::ISFINITE:
       return std::isfinite(a);
+    case Opcode::SIGNBIT:
+      return std::signbit(a);
     default:
       break;
     }

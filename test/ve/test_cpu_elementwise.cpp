@@ -45,6 +45,9 @@ bool approximate(Opcode op) {
   case Opcode::ARCTANH:
   case Opcode::ARCTAN2:
   case Opcode::HYPOT:
+  case Opcode::CBRT:
+  case Opcode::LOGADDEXP:
+  case Opcode::LOGADDEXP2:
   case Opcode::ABSOLUTE:
   case Opcode::SQRT:
     return true;

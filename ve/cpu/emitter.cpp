@@ -109,6 +109,15 @@ llvm::Value* Emitter::libm(std::string_view name, DType t,
   return b.CreateCall(f, llvm::ArrayRef<llvm::Value*>(args.begin(), args.end()));
 }
 
+llvm::Value* Emitter::helper(std::string_view name, llvm::Type* ret,
+                             std::initializer_list<llvm::Value*> args) {
+  std::vector<llvm::Type*> params;
+  for (llvm::Value* a : args) params.push_back(a->getType());
+  llvm::Function* f =
+      declare_pure(m, std::string(name), llvm::FunctionType::get(ret, params, false));
+  return b.CreateCall(f, llvm::ArrayRef<llvm::Value*>(args.begin(), args.end()));
+}
+
 Val Emitter::complex_helper(std::string_view name, DType t,
                             std::initializer_list<llvm::Value*> args) {
   // The helpers pass doubles; complex64's (name + "f") compute in float on floats widened

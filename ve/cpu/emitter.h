@@ -52,6 +52,9 @@ public:
   llvm::Value* intrinsic(llvm::Intrinsic::ID id, std::initializer_list<llvm::Value*> args);
   // Calls the C math library function `name` (double) or `name`f (float32), declared pure.
   llvm::Value* libm(std::string_view name, DType t, std::initializer_list<llvm::Value*> args);
+  // A call of a pure function (a runtime helper, runtime_helpers.h) returning `ret`.
+  llvm::Value* helper(std::string_view name, llvm::Type* ret,
+                      std::initializer_list<llvm::Value*> args);
   // Calls a hassium runtime helper `double-pair name(double...)` (see runtime_helpers.h).
   Val complex_helper(std::string_view name, DType t, std::initializer_list<llvm::Value*> args);
 

@@ -47,6 +47,12 @@ Val emit_minimum(Emitter&, OpTypes, std::span<const Val>);
 Val emit_negative(Emitter&, OpTypes, std::span<const Val>);
 Val emit_absolute(Emitter&, OpTypes, std::span<const Val>);
 Val emit_sign(Emitter&, OpTypes, std::span<const Val>);
+Val emit_copysign(Emitter&, OpTypes, std::span<const Val>);
+Val emit_fmax(Emitter&, OpTypes, std::span<const Val>);
+Val emit_fmin(Emitter&, OpTypes, std::span<const Val>);
+Val emit_heaviside(Emitter&, OpTypes, std::span<const Val>);
+Val emit_gcd(Emitter&, OpTypes, std::span<const Val>);
+Val emit_lcm(Emitter&, OpTypes, std::span<const Val>);
 // ops_bitwise.cpp
 Val emit_bitwise_and(Emitter&, OpTypes, std::span<const Val>);
 Val emit_bitwise_or(Emitter&, OpTypes, std::span<const Val>);
@@ -68,6 +74,7 @@ Val emit_logical_not(Emitter&, OpTypes, std::span<const Val>);
 Val emit_isnan(Emitter&, OpTypes, std::span<const Val>);
 Val emit_isinf(Emitter&, OpTypes, std::span<const Val>);
 Val emit_isfinite(Emitter&, OpTypes, std::span<const Val>);
+Val emit_signbit(Emitter&, OpTypes, std::span<const Val>);
 // ops_math.cpp (real floating point; complex cases forward to ops_complex.cpp)
 Val emit_sqrt(Emitter&, OpTypes, std::span<const Val>);
 Val emit_exp(Emitter&, OpTypes, std::span<const Val>);
@@ -95,6 +102,11 @@ Val emit_trunc(Emitter&, OpTypes, std::span<const Val>);
 Val emit_rint(Emitter&, OpTypes, std::span<const Val>);
 Val emit_arctan2(Emitter&, OpTypes, std::span<const Val>);
 Val emit_hypot(Emitter&, OpTypes, std::span<const Val>);
+Val emit_cbrt(Emitter&, OpTypes, std::span<const Val>);
+Val emit_logaddexp(Emitter&, OpTypes, std::span<const Val>);
+Val emit_logaddexp2(Emitter&, OpTypes, std::span<const Val>);
+Val emit_nextafter(Emitter&, OpTypes, std::span<const Val>);
+Val emit_spacing(Emitter&, OpTypes, std::span<const Val>);
 // ops_complex.cpp
 Val complex_multiply(Emitter&, DType, Val a, Val b);
 // The four products, each rounded (NumPy's multiply.at, whose indexed loop never fuses them).

@@ -1,5 +1,7 @@
 // Arithmetic element-wise ops as IR: + - * /, NumPy's // and % sign rules, fmod, power,
 // maximum/minimum with NaN propagation, negative, absolute, sign.
+#include <limits>
+
 #include "core/error.h"
 #include "ve/cpu/ops.h"
 
@@ -195,6 +197,59 @@ Val emit_sign(Emitter& e, OpTypes t, std::span<const Val> a) {
   Value* r = B.CreateSelect(B.CreateFCmpOEQ(x, zero), zero, x);
   r = B.CreateSelect(B.CreateFCmpOLT(x, zero), e.constant(t.in, -1.0), r);
   return {B.CreateSelect(B.CreateFCmpOGT(x, zero), e.constant(t.in, 1.0), r)};
+}
+
+Val emit_copysign(Emitter& e, OpTypes, std::span<const Val> a) {
+  return {copysign(e, a[0].re, a[1].re)};
+}
+
+// NumPy's fmax/fmin: C's fmax/fmin for floats (a NaN only when both are; the other operand
+// otherwise); maximum/minimum for integers and bools.
+Val emit_fmax(Emitter& e, OpTypes t, std::span<const Val> a) {
+  if (!is_float(t.in)) return min_max(e, t.in, a[0], a[1], true);
+  return {e.intrinsic(llvm::Intrinsic::maxnum, {a[0].re, a[1].re})};
+}
+
+Val emit_fmin(Emitter& e, OpTypes t, std::span<const Val> a) {
+  if (!is_float(t.in)) return min_max(e, t.in, a[0], a[1], false);
+  return {e.intrinsic(llvm::Intrinsic::minnum, {a[0].re, a[1].re})};
+}
+
+// NumPy's heaviside(x, h0): 0 for x < 0, h0 for x == 0, 1 for x > 0, NaN (positive) for NaN.
+Val emit_heaviside(Emitter& e, OpTypes t, std::span<const Val> a) {
+  auto& B = e.b;
+  Value *x = a[0].re, *h0 = a[1].re;
+  Value* zero = e.constant(t.in, 0.0);
+  Value* r = B.CreateSelect(B.CreateFCmpOLT(x, zero), zero, e.constant(t.in, 1.0));
+  r = B.CreateSelect(B.CreateFCmpOEQ(x, zero), h0, r);
+  Value* nan = e.constant(t.in, std::numeric_limits<double>::quiet_NaN());
+  return {B.CreateSelect(B.CreateFCmpUNO(x, x), nan, r)};
+}
+
+namespace {
+// gcd and lcm as NumPy computes them (npy_gcd*/npy_lcm*): on the magnitudes as unsigned
+// integers (a signed minimum's magnitude wraps to itself, as NumPy's), by a runtime helper in
+// uint64, the result truncated to the dtype (NumPy's wrapping lcm included).
+Val gcd_lcm(Emitter& e, DType t, std::span<const Val> a, const char* helper) {
+  auto& B = e.b;
+  llvm::Type* u64 = B.getInt64Ty();
+  auto magnitude = [&](Value* v) -> Value* {
+    if (!is_signed_int(t)) return B.CreateZExt(v, u64);
+    Value* neg = B.CreateICmpSLT(v, e.int_constant(t, 0));
+    Value* m = B.CreateSelect(neg, B.CreateNeg(v), v); // (wraps for the minimum, as NumPy)
+    return B.CreateZExt(m, u64);
+  };
+  Value* r = e.helper(helper, u64, {magnitude(a[0].re), magnitude(a[1].re)});
+  return {B.CreateTrunc(r, e.type(t))};
+}
+} // namespace
+
+Val emit_gcd(Emitter& e, OpTypes t, std::span<const Val> a) {
+  return gcd_lcm(e, t.in, a, "hs_gcd_u64");
+}
+
+Val emit_lcm(Emitter& e, OpTypes t, std::span<const Val> a) {
+  return gcd_lcm(e, t.in, a, "hs_lcm_u64");
 }
 
 } // namespace hassium::cpu

@@ -94,4 +94,10 @@ Val emit_isfinite(Emitter& e, OpTypes t, std::span<const Val> a) {
   return {r};
 }
 
+Val emit_signbit(Emitter& e, OpTypes t, std::span<const Val> a) {
+  // The sign bit itself (set for -0.0 and negative NaNs, as NumPy's signbit).
+  llvm::Type* bits = e.b.getIntNTy(unsigned(dtype_size(t.in) * 8));
+  return {e.b.CreateICmpSLT(e.b.CreateBitCast(a[0].re, bits), llvm::ConstantInt::get(bits, 0))};
+}
+
 } // namespace hassium::cpu

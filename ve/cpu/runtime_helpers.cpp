@@ -89,6 +89,20 @@ ComplexPair hs_csqrtf(double re, double im) {
 ComplexPair hs_cpowf(double are, double aim, double bre, double bim) {
   return cpow<float>(float(are), float(aim), float(bre), float(bim));
 }
+
+// Euclid's algorithm on magnitudes (NumPy's npy_gcdu*); lcm = a / gcd * b, wrapping.
+uint64_t hs_gcd_u64(uint64_t a, uint64_t b) {
+  while (a != 0) {
+    uint64_t c = a;
+    a = b % a;
+    b = c;
+  }
+  return b;
+}
+uint64_t hs_lcm_u64(uint64_t a, uint64_t b) {
+  uint64_t g = hs_gcd_u64(a, b);
+  return g == 0 ? 0 : a / g * b;
+}
 }
 
 namespace hassium::cpu {
@@ -103,6 +117,8 @@ std::span<const HelperSymbol> runtime_helpers() {
       {"hs_clogf", reinterpret_cast<void*>(&hs_clogf)},
       {"hs_csqrtf", reinterpret_cast<void*>(&hs_csqrtf)},
       {"hs_cpowf", reinterpret_cast<void*>(&hs_cpowf)},
+      {"hs_gcd_u64", reinterpret_cast<void*>(&hs_gcd_u64)},
+      {"hs_lcm_u64", reinterpret_cast<void*>(&hs_lcm_u64)},
   };
   return helpers;
 }

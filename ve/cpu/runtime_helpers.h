@@ -2,6 +2,7 @@
 // (complex exp/log/sqrt/power). The JIT resolves them by name from this list.
 #pragma once
 
+#include <cstdint>
 #include <span>
 
 namespace hassium::cpu {
@@ -32,4 +33,7 @@ hassium::cpu::ComplexPair hs_cexpf(double re, double im);
 hassium::cpu::ComplexPair hs_clogf(double re, double im);
 hassium::cpu::ComplexPair hs_csqrtf(double re, double im);
 hassium::cpu::ComplexPair hs_cpowf(double are, double aim, double bre, double bim);
+// gcd and lcm of magnitudes (ops_arithmetic.cpp: NumPy's gcd, lcm)
+uint64_t hs_gcd_u64(uint64_t a, uint64_t b);
+uint64_t hs_lcm_u64(uint64_t a, uint64_t b);
 }

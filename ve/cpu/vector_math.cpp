@@ -24,6 +24,7 @@ constexpr MathFunction kFunctions[] = {
     {"atan", nullptr, 1, false},  {"sinh", nullptr, 1, false},  {"cosh", nullptr, 1, false},
     {"tanh", nullptr, 1, false},  {"asinh", nullptr, 1, false}, {"acosh", nullptr, 1, false},
     {"atanh", nullptr, 1, false}, {"atan2", nullptr, 2, false}, {"hypot", nullptr, 2, false},
+    {"tan", nullptr, 1, false},   {"cbrt", nullptr, 1, false},
 };
 
 struct Width {
