@@ -151,3 +151,38 @@ TEST_CASE("cpu engine: a kernel past large_kernel computes what an optimized one
     for (int64_t i = 0; i < n; ++i) REQUIRE(got[i] == want[size_t(i)]);
   }
 }
+
+TEST_CASE("codegen: every transcendental op calls libmvec at the host's full vector width",
+          "[ve][cpu][codegen]") {
+  cpu::JitCompiler jit(3, "", false);
+  const bool avx512 = has(jit.features(), "+avx512f"), avx2 = has(jit.features(), "+avx2");
+  const Opcode unary[] = {Opcode::EXP,     Opcode::EXP2,    Opcode::EXPM1,   Opcode::LOG,
+                          Opcode::LOG2,    Opcode::LOG10,   Opcode::LOG1P,   Opcode::SIN,
+                          Opcode::COS,     Opcode::TAN,     Opcode::ARCSIN,  Opcode::ARCCOS,
+                          Opcode::ARCTAN,  Opcode::SINH,    Opcode::COSH,    Opcode::TANH,
+                          Opcode::ARCSINH, Opcode::ARCCOSH, Opcode::ARCTANH, Opcode::CBRT};
+  const Opcode binary[] = {Opcode::POWER, Opcode::ARCTAN2, Opcode::HYPOT};
+  for (DType t : {DType::FLOAT64, DType::FLOAT32}) {
+    const int lanes = (avx512 ? 64 : avx2 ? 32 : 16) / int(dtype_size(t));
+    const std::string width = std::string("_ZGV") +
+                              (avx512 ? "e"
+                               : avx2 ? "d"
+                                      : "b") +
+                              "N" + std::to_string(lanes);
+    auto check = [&](Opcode op, bool two) {
+      INFO(op_name(op) << " " << dtype_name(t) << ": wants " << width);
+      const int64_t n = 1 << 12;
+      auto a = make_data_base("a", t, n), b = make_data_base("b", t, n);
+      auto r = make_data_base("r", t, n);
+      Program p;
+      std::vector<Operand> ops = {View::whole(r), View::whole(a)};
+      if (two) ops.push_back(View::whole(b));
+      p.instrs.emplace_back(op, ops);
+      KernelBlock block{&p, {0}, {}};
+      const std::string text = jit.asm_text(cpu::plan_block(block));
+      CHECK(has(text, width));
+    };
+    for (Opcode op : unary) check(op, false);
+    for (Opcode op : binary) check(op, true);
+  }
+}
