@@ -1,4 +1,20 @@
-// Engine: the interface every vector engine (cpu, cuda) implements; the VEM calls it per block.
+// Engine: the interface every vector engine (cpu; gpu, cluster pieces later) implements; a VEM
+// drives it per flush plan and per block.
+//
+// The life of a flush, as the node VEM drives it (vem/node/node_vem.h):
+//   plan = make_plan(blocks)            once per distinct flush plan (kept with the VEM's plan)
+//   prepare(plan, b, block) ...         per block, when the plan is new or its views reshaped:
+//   end_prepare(plan)                     kernels compiled or loaded; the bases need no data
+//   bind(plan, program)                 every flush: the program whose bases the blocks use
+//   launch(plan, b, block) ...          every flush, per block in order, data allocated
+//   end_flush()                         every flush, also after an error
+// A replay of the plan (the same program up to base names and constants, or views that only
+// moved) skips prepare: launch binds the new bases, offsets and constants itself. After
+// reshape(plan) (extents or strides changed) the next flush prepares again.
+//
+// Memory: host memory comes from the VEM's pool; an engine with memory of its own (a GPU's)
+// returns its DeviceMemory, which the VEM tells about first writes, host writes, SYNCs and
+// FREEs, so data stays where it was computed until the host needs it.
 #pragma once
 
 #include <cstdint>
@@ -13,14 +29,6 @@
 
 namespace hassium {
 
-// What an engine derived from a block's structure (its plan, its kernel). The VEM keeps it
-// with its plan of the flush and hands it back when a later flush is the same program up to
-// base names and constant values (a merge-cache exact repeat): the engine then only binds the
-// new data pointers and constants.
-struct EngineBlockState {
-  virtual ~EngineBlockState() = default;
-};
-
 // One fused block as the VEM hands it to an engine.
 struct KernelBlock {
   const Program* program = nullptr;
@@ -30,9 +38,27 @@ struct KernelBlock {
   // Bases created and FREEd inside this block (the paper's contraction): the engine keeps
   // their values in registers and never reads or writes base->data for them.
   std::vector<const Base*> contracted;
-  // Where the engine may keep (when null) or find (when set) the block's state; null: the VEM
-  // keeps none. Set only by the engine that filled it, for a block of the same structure.
-  std::unique_ptr<EngineBlockState>* state = nullptr;
+};
+
+// What an engine derived from a flush plan's blocks (their kernels, launch geometry, argument
+// buffers), owned by the VEM's plan and opaque to it. Destroyed before the engine.
+struct EnginePlan {
+  virtual ~EnginePlan() = default;
+};
+
+// Memory an engine keeps apart from the host's (a GPU's). Bases are named by pointer; the
+// engine keeps its handles on them (Base has no device fields yet: an engine maps them).
+class DeviceMemory {
+public:
+  virtual ~DeviceMemory() = default;
+  // The base's first write happens on the device: it lives there from now on.
+  virtual void allocate(Base& base, bool zero_fill) = 0;
+  // The host wrote the base's data (a frontend's store): the device copy is stale.
+  virtual void host_changed(Base& base) = 0;
+  // SYNC: the host needs the data; base->data holds it when the flush ends.
+  virtual void sync(Base& base) = 0;
+  // FREE, or the base's last use: its device memory goes back.
+  virtual void release(Base& base) = 0;
 };
 
 // Counters an engine keeps (for HASSIUM_PROFILE and hassium.profile()).
@@ -57,27 +83,63 @@ class Engine {
 public:
   virtual ~Engine() = default;
   virtual std::string_view name() const = 0;
-  // Runs one block. Every base the block accesses, except the contracted ones, has its data
-  // allocated (base->data != null) before the call; outputs are written in place.
-  // Throws UserError for bad data (e.g. an out-of-range GATHER index); the engine stays usable.
-  virtual void execute(const KernelBlock& block) = 0;
-  // Optional: gets the block's kernel ready (compiled or loaded) before any of the flush's
-  // blocks run, so the compiler's memory is not resident next to the flush's arrays. The
-  // bases need no data yet. Errors are left to execute(), which reports them in order.
-  // An engine may leave the block's state (KernelBlock::state) here already.
-  virtual void prepare(const KernelBlock&) {}
-  // Called by prepare() once per flush, just before its first compile or kernel load (the VEM
-  // gives its cached buffers back to the OS there, so they are not resident next to the
-  // compiler's memory).
-  std::function<void()> before_jit;
-  // Called by the VEM after the prepare() calls of a flush, before its first block runs.
-  virtual void end_prepare() {}
-  // Called by the VEM after the last block of a flush (also after a failed one).
+
+  // --- per flush plan ------------------------------------------------------------------------
+  // The engine's state for a plan of `blocks` blocks (default: none to keep).
+  virtual std::unique_ptr<EnginePlan> make_plan(size_t blocks);
+  // Gets block b's kernel ready (compiled or loaded), before any of the flush's blocks runs, so
+  // the compiler's memory is not resident next to the flush's arrays. The bases need no data.
+  // Errors are left to launch(), which reports them in order. Optional.
+  virtual void prepare(EnginePlan&, size_t /*block*/, const KernelBlock&) {}
+  // After the prepare() calls of a flush, before its first launch (an engine may compile the
+  // prepared blocks together here).
+  virtual void end_prepare(EnginePlan&) {}
+  // The plan's views changed extents or strides (not only offsets): what the engine derived
+  // from the geometry is made anew by the next prepare() (or launch()).
+  virtual void reshape(EnginePlan&) {}
+
+  // --- per flush -----------------------------------------------------------------------------
+  // Before the flush's launches: the program whose bases and constants they use.
+  virtual void bind(EnginePlan&, const Program&) {}
+  // Runs block b. Every base the block accesses, except the contracted ones, has its data
+  // (host, or the device's through DeviceMemory) before the call; outputs are written in
+  // place. Throws UserError for bad data (e.g. an out-of-range GATHER index); the engine stays
+  // usable. Blocks of the same structure as the one prepared in the slot run from its state.
+  virtual void launch(EnginePlan&, size_t block, const KernelBlock&) = 0;
+  // Called by the VEM after the last block of a flush (also after a failed one); an engine
+  // that runs asynchronously finishes (and reports a kernel's error) here.
   virtual void end_flush() {}
+
+  // The engine's own memory (a GPU's); null: the bases live in host memory.
+  virtual DeviceMemory* device_memory() { return nullptr; }
   // Blocks until work the engine does in the background (compiling optimized kernels) is
   // done; its results are used from the next block on. For tests and benchmarks.
   virtual void wait_background_work() {}
   virtual EngineStats stats() const = 0;
+
+  // Called by prepare() once per flush, just before its first compile or kernel load (the VEM
+  // gives its cached buffers back to the OS there, so they are not resident next to the
+  // compiler's memory).
+  std::function<void()> before_jit;
+
+  // One block outside any kept plan (tests, one-off programs): make_plan(1), prepare,
+  // end_prepare, launch.
+  void execute(const KernelBlock& block);
 };
+
+} // namespace hassium
+
+namespace hassium {
+
+inline std::unique_ptr<EnginePlan> Engine::make_plan(size_t) {
+  return std::make_unique<EnginePlan>();
+}
+
+inline void Engine::execute(const KernelBlock& block) {
+  std::unique_ptr<EnginePlan> plan = make_plan(1);
+  prepare(*plan, 0, block);
+  end_prepare(*plan);
+  launch(*plan, 0, block);
+}
 
 } // namespace hassium

@@ -1,6 +1,6 @@
-// Tests of the CPU engine's kept block states (KernelBlock::state): a state left by one block
-// runs a block of the same structure from another program with that program's pointers and
-// constants, without planning or compiling again.
+// Tests of the CPU engine's plans (Engine::make_plan): a plan's slot that ran one block runs a
+// block of the same structure from another program with that program's pointers and constants,
+// without planning or compiling again (a replay).
 #include <catch2/catch.hpp>
 
 #include "test/ve/cpu_fixture.h"
@@ -43,20 +43,19 @@ struct Case {
                     {view(total, 0, {}, {}), view(b, 0, {kRows * kCols}, {1}), axis_const(0)}));
   }
 
-  // Runs the fused block (instructions 0-3, t contracted) and the full sum, with `state` slots.
-  void run(Engine& e, std::unique_ptr<EngineBlockState>* fused,
-           std::unique_ptr<EngineBlockState>* sum) {
+  // Runs the fused block (instructions 0-3, t contracted) in slot 0 of `plan` and the full sum
+  // in slot 1.
+  void run(Engine& e, EnginePlan& plan) {
     KernelBlock k;
     k.program = &p;
     k.instrs = {0, 1, 2, 3};
     k.contracted = {t.get()};
-    k.state = fused;
-    e.execute(k);
+    e.launch(plan, 0, k);
     KernelBlock k2;
     k2.program = &p;
     k2.instrs = {4};
-    k2.state = sum;
-    e.execute(k2);
+    e.launch(plan, 1, k2);
+    e.end_flush();
   }
 
   // The values the program defines, computed here.
@@ -79,20 +78,19 @@ struct Case {
 };
 } // namespace
 
-TEST_CASE("block state: a kept plan and kernel run another program of the same structure",
+TEST_CASE("engine plan: a slot's plan and kernel run another program of the same structure",
           "[ve][cpu][state]") {
   auto engine = test_engine();
-  std::unique_ptr<EngineBlockState> fused, sum;
+  auto plan = engine->make_plan(2);
   Case first(2.0, 0.0);
-  first.run(*engine, &fused, &sum);
+  first.run(*engine, *plan);
   first.check(2.0, 0.0);
-  REQUIRE(fused);
-  REQUIRE(sum);
   const EngineStats after_first = engine->stats();
+  CHECK(after_first.kernels_compiled == 2);
 
   for (auto [c, shift] : {std::pair{-3.0, 1.5}, std::pair{0.25, -7.0}}) {
     Case next(c, shift); // other memory, other constants
-    next.run(*engine, &fused, &sum);
+    next.run(*engine, *plan);
     next.check(c, shift);
   }
   const EngineStats after = engine->stats();
@@ -101,21 +99,41 @@ TEST_CASE("block state: a kept plan and kernel run another program of the same s
   CHECK(after.blocks_executed == after_first.blocks_executed + 4);
 }
 
-TEST_CASE("block state: none is kept without a kernel cache, or for a null slot",
+TEST_CASE("engine plan: prepared slots run without compiling, reshaped ones plan again",
           "[ve][cpu][state]") {
+  auto engine = test_engine();
+  auto plan = engine->make_plan(2);
+  {
+    Case first(2.0, 0.0);
+    KernelBlock k{&first.p, {0, 1, 2, 3}, {first.t.get()}}, k2{&first.p, {4}, {}};
+    engine->prepare(*plan, 0, k);
+    engine->prepare(*plan, 1, k2);
+    engine->end_prepare(*plan);
+    CHECK(engine->stats().kernels_compiled == 2);
+    first.run(*engine, *plan);
+    first.check(2.0, 0.0);
+  }
+  CHECK(engine->stats().memory_cache_hits == 0); // counted as compiled by the prepare
+  engine->reshape(*plan);
+  Case next(0.5, 2.0);
+  next.run(*engine, *plan); // planned again at the launch, the kernels from the memory cache
+  next.check(0.5, 2.0);
+  CHECK(engine->stats().kernels_compiled == 2);
+  CHECK(engine->stats().memory_cache_hits == 2);
+}
+
+TEST_CASE("engine plan: nothing is kept without a kernel cache", "[ve][cpu][state]") {
   CpuOptions o;
   o.threads = 2;
   o.cache = KernelCacheMode::NONE;
   auto uncached = make_cpu_engine(o);
-  std::unique_ptr<EngineBlockState> fused, sum;
+  auto plan = uncached->make_plan(2);
   Case a(2.0, 0.0);
-  a.run(*uncached, &fused, &sum);
+  a.run(*uncached, *plan);
   a.check(2.0, 0.0);
-  CHECK_FALSE(fused);
-  CHECK_FALSE(sum);
-
-  auto cached = test_engine();
   Case b(1.0, 3.0);
-  b.run(*cached, nullptr, nullptr);
+  b.run(*uncached, *plan);
   b.check(1.0, 3.0);
+  CHECK(uncached->stats().kernels_compiled == 4);
+  CHECK(uncached->stats().memory_cache_hits == 0);
 }

@@ -68,7 +68,7 @@ TEST_CASE("end_flush drops the pages only after a flush that compiled", "[ve][cp
   CHECK(run_axpb(*keeping, 300) == 599.0);
 }
 
-TEST_CASE("prepare compiles before the data exists, execute then counts no extra hit",
+TEST_CASE("prepare compiles before the data exists, the first launch counts no extra hit",
           "[ve][cpu]") {
   CpuOptions o;
   o.threads = 1;
@@ -83,9 +83,11 @@ TEST_CASE("prepare compiles before the data exists, execute then counts no extra
   KernelBlock kb;
   kb.program = &p;
   kb.instrs = {0};
-  engine->prepare(kb);
-  engine->prepare(kb); // already there: no second compile, no second before_jit
-  engine->end_prepare();
+  auto plan = engine->make_plan(2);
+  engine->prepare(*plan, 0, kb);
+  engine->prepare(*plan, 0, kb); // the same slot again: nothing more to compile
+  engine->prepare(*plan, 1, kb); // another block of that kernel: compiled once
+  engine->end_prepare(*plan);
   CHECK(jit_calls == 1);
   CHECK(engine->stats().kernels_compiled == 1);
   CHECK(engine->stats().memory_cache_hits == 0);
@@ -94,11 +96,17 @@ TEST_CASE("prepare compiles before the data exists, execute then counts no extra
   Program q;
   q.instrs.emplace_back(Opcode::MULTIPLY, std::vector<Operand>{View::whole(yd), View::whole(xd),
                                                                Scalar::of_float(4.0)});
-  run_all(*engine, q);
+  KernelBlock kq{&q, {0}, {}};
+  engine->launch(*plan, 0, kq);
   CHECK(data_of<double>(yd)[n - 1] == 4.0 * double(n - 1));
   CHECK(engine->stats().memory_cache_hits == 0); // the prepared kernel was counted as compiled
+  engine->launch(*plan, 1, kq);
+  CHECK(engine->stats().memory_cache_hits == 1); // the second block of that kernel
   engine->end_flush();
-  run_all(*engine, q); // the next flush: an ordinary memory hit
-  CHECK(engine->stats().memory_cache_hits == 1);
+  data_of<double>(xd)[n - 1] = 1.0;
+  engine->launch(*plan, 0, kq); // the next flush replays the plan: an ordinary memory hit
+  CHECK(data_of<double>(yd)[n - 1] == 4.0);
+  CHECK(engine->stats().memory_cache_hits == 2);
+  CHECK(engine->stats().kernels_compiled == 1);
   CHECK(jit_calls == 1);
 }

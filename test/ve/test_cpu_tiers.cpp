@@ -297,8 +297,9 @@ TEST_CASE("tiers: a flush's new kernels compile in one module, each as it comput
       kb.contracted = c.contracted[k];
       blocks.push_back(kb);
     }
-  for (const KernelBlock& kb : blocks) engine->prepare(kb);
-  engine->end_prepare();
+  auto plan = engine->make_plan(blocks.size());
+  for (size_t b = 0; b < blocks.size(); ++b) engine->prepare(*plan, b, blocks[b]);
+  engine->end_prepare(*plan);
   CHECK(engine->stats().kernels_compiled == int64_t(blocks.size()));
   std::vector<std::vector<std::string>> batched;
   for (Case& c : all) batched.push_back(run_case(*engine, c));

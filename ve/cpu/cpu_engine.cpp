@@ -1,4 +1,5 @@
-// CpuEngine: per block, plan -> kernel (memory cache, else compile or load from disk) -> launch;
+// CpuEngine: per block, kernel plan -> kernel (memory cache, else compile or load from disk) ->
+// launch, kept per flush plan slot (CpuPlan) so a replay only binds and runs;
 // MATMUL blocks go to BLAS, the sorting extensions to ve/cpu/sorting.cpp. Kernel errors (bad
 // indices, negative integer powers) become UserErrors. With tiered compilation a new kernel
 // runs on fast-tier machine code until the background compiler's optimized code replaces it.
@@ -7,7 +8,6 @@
 #include <chrono>
 #include <sstream>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "core/error.h"
 #include "core/index_error.h"
@@ -110,12 +110,63 @@ public:
     return s;
   }
 
-  void execute(const KernelBlock& block) override {
+  std::unique_ptr<EnginePlan> make_plan(size_t blocks) override {
+    auto plan = std::make_unique<CpuPlan>();
+    plan->blocks.resize(blocks);
+    return plan;
+  }
+
+  // Gets the flush's kernels up front, all new ones compiled together in end_prepare() (one
+  // module: the compiler's fixed costs once per flush; counted as compiles or disk hits, and
+  // the block's first launch then runs it without counting a hit), and so that end_prepare()
+  // can drop the compiler's pages before the flush allocates its arrays.
+  void prepare(EnginePlan& p, size_t b, const KernelBlock& block) override {
+    if (options_.cache == KernelCacheMode::NONE) return;
+    if (background_ && background_->has_finished()) install_optimized();
+    const Instruction& first = block.program->instrs[block.instrs.front()];
+    if (first.info().family == Family::EXTENSION) return;
+    CpuPlan::Block& slot = slot_of(p, b);
+    slot.ready = false;
+    plan_block(block, slot.plan, /*bind_data=*/false);
+    if (slot.plan.empty_min_max) return; // launch() reports it
+    if (slot.plan.empty) {
+      slot.kernel = nullptr;
+      slot.ready = true;
+      return;
+    }
+    if (auto it = memory_.find(slot.plan.spec); it != memory_.end()) {
+      // A kernel of an earlier flush: the launch counts the memory hit.
+      kept_ready(slot, &it->second, false);
+      return;
+    }
+    auto [it, added] = pending_index_.emplace(slot.plan.spec, pending_.size());
+    if (added)
+      pending_.push_back(&slot);
+    else if (pending_[it->second] != &slot)     // (the slot itself prepared again: nothing to add)
+      waiting_.emplace_back(&slot, it->second); // a kernel another block of the flush compiles
+  }
+
+  // Compiles what prepare() found new. The compiler's pages are dropped after a flush's
+  // compiles, unless the background compiler is busy (it drops them itself when its queue
+  // empties).
+  void end_prepare(EnginePlan&) override {
+    if (!pending_.empty()) compile_pending();
+    if (compiled_since_flush_ && options_.drop_compiler_pages && background_idle())
+      drop_code_pages();
+    compiled_since_flush_ = false;
+  }
+
+  void reshape(EnginePlan& p) override {
+    for (CpuPlan::Block& slot : static_cast<CpuPlan&>(p).blocks) slot.ready = false;
+  }
+
+  void launch(EnginePlan& p, size_t b, const KernelBlock& block) override {
     if (background_ && background_->has_finished()) install_optimized();
     auto t0 = Clock::now();
     double compile = 0;
     HS_INTERNAL_ASSERT(block.program && !block.instrs.empty()) << "empty block";
     const Instruction& first = block.program->instrs[block.instrs.front()];
+    CpuPlan::Block& slot = slot_of(p, b);
     if (first.info().family == Family::EXTENSION) {
       HS_INTERNAL_ASSERT(block.instrs.size() == 1)
           << op_name(first.op) << " must be alone in its block";
@@ -126,65 +177,38 @@ public:
       } else {
         run_sorting(first, threads_);
       }
-    } else if (block.state && *block.state) {
-      // The same structure as the block that left this state: bind and run its kernel.
-      auto& state = static_cast<BlockState&>(**block.state);
-      bind_plan(block, state.plan);
-      ++stats_.memory_cache_hits;
-      if (!state.plan.empty) run(block, state.plan, *state.kernel);
+    } else if (slot.ready) {
+      // Prepared, or the same structure as the block that ran in this slot before: bind this
+      // block's pointers, offsets and constants and run the kernel.
+      bind_plan(block, slot.plan);
+      if (!slot.counted) ++stats_.memory_cache_hits;
+      slot.counted = false;
+      if (!slot.plan.empty) run(block, slot.plan, *slot.kernel);
     } else {
-      KernelPlan& plan = plan_;
-      plan_block(block, plan);
-      if (plan.empty_min_max)
-        HS_USER_ERROR() << op_name(plan.empty_min_max->op)
+      plan_block(block, slot.plan);
+      if (slot.plan.empty_min_max)
+        HS_USER_ERROR() << op_name(slot.plan.empty_min_max->op)
                         << ": zero-size array to a reduction operation that has no identity";
-      Kept* k = plan.empty ? nullptr : &kernel_for(plan, compile);
+      Kept* k = slot.plan.empty ? nullptr : &kernel_for(slot.plan, compile);
       // Kept kernels live as long as the engine (the memory cache never drops one).
-      if (block.state && options_.cache != KernelCacheMode::NONE)
-        *block.state = std::make_unique<BlockState>(plan, k);
-      if (k) run(block, plan, *k);
+      if (options_.cache != KernelCacheMode::NONE) {
+        slot.kernel = k;
+        slot.ready = true;
+        slot.plan.spec = std::string(); // the memory-cache key: not needed to run again
+      }
+      if (k) run(block, slot.plan, *k);
     }
     ++stats_.blocks_executed;
     stats_.execute_seconds += seconds_since(t0) - compile;
-  }
-
-  // Gets the flush's kernels up front, all new ones compiled together in end_prepare() (one
-  // module: the compiler's fixed costs once per flush; counted as compiles or disk hits, and
-  // execute() then finds them without counting a hit), and so that end_prepare() can drop the
-  // compiler's pages before the flush allocates its arrays.
-  void prepare(const KernelBlock& block) override {
-    if (options_.cache == KernelCacheMode::NONE) return;
-    if (background_ && background_->has_finished()) install_optimized();
-    const Instruction& first = block.program->instrs[block.instrs.front()];
-    if (first.info().family == Family::EXTENSION) return;
-    plan_block(block, prepare_plan_, /*bind_data=*/false);
-    if (prepare_plan_.empty_min_max || prepare_plan_.empty) return;
-    if (auto it = memory_.find(prepare_plan_.spec); it != memory_.end()) {
-      // A kernel of an earlier flush: the plan is the block's state, so execute() only binds
-      // it (and counts the memory hit, as it would have).
-      if (block.state) *block.state = std::make_unique<BlockState>(prepare_plan_, &it->second);
-      return;
-    }
-    if (pending_specs_.insert(prepare_plan_.spec).second) pending_.push_back(prepare_plan_);
-  }
-
-  // Compiles what prepare() found new. The compiler's pages are dropped after a flush's
-  // compiles, unless the background compiler is busy (it drops them itself when its queue
-  // empties).
-  void end_prepare() override {
-    if (!pending_.empty()) compile_pending();
-    if (compiled_since_flush_ && options_.drop_compiler_pages && background_idle())
-      drop_code_pages();
-    compiled_since_flush_ = false;
   }
 
   void end_flush() override {
     if (compiled_since_flush_ && options_.drop_compiler_pages && background_idle())
       drop_code_pages();
     compiled_since_flush_ = false;
-    prepared_.clear();
     pending_.clear(); // (a flush that failed while preparing)
-    pending_specs_.clear();
+    waiting_.clear();
+    pending_index_.clear();
   }
 
   void wait_background_work() override {
@@ -208,14 +232,30 @@ private:
   // Fast-tier run time past which a kernel is hot: about what its optimized compile costs.
   static constexpr double kHotSeconds = 0.005;
 
-  // A block's plan and kernel, kept for blocks of the same structure (KernelBlock::state).
-  struct BlockState : EngineBlockState {
-    BlockState(const KernelPlan& p, Kept* k) : plan(p), kernel(k) {
-      plan.spec = std::string(); // the memory-cache key: not needed to run again
-    }
-    KernelPlan plan;
-    Kept* kernel; // null when the plan is empty
+  // The engine's part of a flush plan: per block, its kernel plan and kernel once prepared
+  // or run (a replay binds the new pointers, offsets and constants into the plan and runs).
+  struct CpuPlan : EnginePlan {
+    struct Block {
+      KernelPlan plan;
+      Kept* kernel = nullptr; // in memory_; null when the plan is empty
+      bool ready = false;     // plan and kernel fit the blocks this slot runs
+      bool counted = false;   // its kernel was counted (compiled or loaded) by this flush
+    };
+    std::vector<Block> blocks;
   };
+
+  static CpuPlan::Block& slot_of(EnginePlan& p, size_t b) {
+    auto& blocks = static_cast<CpuPlan&>(p).blocks;
+    HS_INTERNAL_ASSERT(b < blocks.size()) << "block " << b << " of a plan of " << blocks.size();
+    return blocks[b];
+  }
+
+  static void kept_ready(CpuPlan::Block& slot, Kept* kernel, bool counted) {
+    slot.kernel = kernel;
+    slot.ready = true;
+    slot.counted = counted;
+    slot.plan.spec = std::string(); // the memory-cache key: not needed to run again
+  }
 
   void run(const KernelBlock& block, KernelPlan& plan, Kept& kept) {
     const CompiledKernel& k = kept.fns;
@@ -229,7 +269,7 @@ private:
       if (!choice->parallel(total)) threads = 1;
     }
     auto t0 = Clock::now();
-    KernelError err = launch(plan, k, threads, scratch_);
+    KernelError err = cpu::launch(plan, k, threads, scratch_);
     const double seconds = seconds_since(t0);
     if (choice) choice->record(total, threads > 1, seconds);
     if (kept.fast && !kept.boosted) {
@@ -249,8 +289,7 @@ private:
     if (options_.cache != KernelCacheMode::NONE) {
       auto it = memory_.find(plan.spec);
       if (it != memory_.end()) {
-        // A kernel prepare() got for this flush was counted there (compile or disk hit).
-        if (prepared_.empty() || prepared_.erase(plan.spec) == 0) ++stats_.memory_cache_hits;
+        ++stats_.memory_cache_hits;
         return it->second;
       }
     }
@@ -267,22 +306,24 @@ private:
   }
 
   // The kernels prepare() found new, compiled: together by the fast code generator (tiered),
-  // else one by one.
+  // else one by one; every slot waiting for one gets it.
   void compile_pending() {
     if (before_jit) before_jit();
     auto t0 = Clock::now();
+    std::vector<const KernelPlan*> plans;
+    for (const CpuPlan::Block* slot : pending_) plans.push_back(&slot->plan);
     std::vector<CompileResult> results;
     if (background_) {
-      std::vector<const KernelPlan*> plans;
-      for (const KernelPlan& p : pending_) plans.push_back(&p);
       results = jit_.compile_fast(plans);
     } else {
-      for (const KernelPlan& p : pending_) results.push_back(jit_.compile(p, cpu::Tier::OPTIMIZED));
+      for (const KernelPlan* p : plans) results.push_back(jit_.compile(*p, cpu::Tier::OPTIMIZED));
     }
+    std::vector<Kept*> kept(pending_.size());
     for (size_t i = 0; i < pending_.size(); ++i) {
-      keep(pending_[i], results[i]);
-      prepared_.insert(pending_[i].spec);
+      kept[i] = &keep(pending_[i]->plan, results[i]);
+      kept_ready(*pending_[i], kept[i], true);
     }
+    for (auto [slot, i] : waiting_) kept_ready(*slot, kept[i], false);
     const double seconds = seconds_since(t0);
     stats_.compile_seconds += seconds;
     // A batch's time shared by the kernels it compiled (the fast tier); one by one otherwise.
@@ -293,7 +334,8 @@ private:
     else if (!background_)
       for (const CompileResult& r : results) note_compile(r);
     pending_.clear();
-    pending_specs_.clear();
+    waiting_.clear();
+    pending_index_.clear();
   }
 
   void note_compile(const CompileResult& r) {
@@ -366,11 +408,11 @@ private:
   Kept transient_;
   std::vector<double> scratch_; // partial results of split reductions
   std::unordered_map<const void*, cpu::ParallelChoice> choices_; // by kernel function
-  KernelPlan plan_;                          // the last block's plan (its buffers are reused)
-  KernelPlan prepare_plan_;                  // prepare()'s, unbound
-  std::unordered_set<std::string> prepared_; // specs prepare() compiled in this flush
-  std::vector<KernelPlan> pending_;          // new kernels prepare() found, for end_prepare()
-  std::unordered_set<std::string> pending_specs_;
+  // New kernels prepare() found, for end_prepare(): the first slot of each spec, and the
+  // slots of the flush waiting for one of them (with its index in pending_).
+  std::vector<CpuPlan::Block*> pending_;
+  std::vector<std::pair<CpuPlan::Block*, size_t>> waiting_;
+  std::unordered_map<std::string, size_t> pending_index_;
   EngineStats stats_;
   bool compiled_since_flush_ = false; // the JIT ran (compile or load) in this flush
   // Tiered compilation (null without): declared last, so it stops before the JIT goes.

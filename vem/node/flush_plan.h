@@ -24,16 +24,17 @@ struct FlushPlan : PartitionAttachment {
     // Bases its compute instructions access, except the contracted ones, in first-access
     // order, each with whether it needs zeros when it has no data (read before any write).
     std::vector<std::pair<uint32_t, bool>> access;
-    std::vector<uint32_t> written;                  // bases its compute instructions write
-    std::vector<std::pair<uint32_t, Opcode>> sync;  // its SYNCs and FREEs, program order
-    std::vector<uint32_t> release_after;            // FREEd bases whose last access is here
-    std::unique_ptr<EngineBlockState> engine_state; // the engine's, once it ran the block
+    std::vector<uint32_t> written;                 // bases its compute instructions write
+    std::vector<std::pair<uint32_t, Opcode>> sync; // its SYNCs and FREEs, program order
+    std::vector<uint32_t> release_after;           // FREEd bases whose last access is here
   };
 
-  const void* owner = nullptr;         // the VEM that made it (its engine made the engine states)
+  const void* owner = nullptr;         // the VEM that made it (its engine made `engine`)
   Partition partition;                 // the fuser's, after defer_early_writes
   std::vector<Block> blocks;           // one per partition block, in its order
   std::vector<uint32_t> release_first; // bases FREEd and never accessed: let go first
+  // The engine's state for the blocks (Engine::make_plan): their kernels, once prepared.
+  std::unique_ptr<EnginePlan> engine;
 
   const Partition* runs() const override { return &partition; }
 };

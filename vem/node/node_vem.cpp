@@ -74,10 +74,9 @@ void NodeVem::execute(const Program& program) {
     plan = std::dynamic_pointer_cast<FlushPlan>(info.attachment);
     if (plan && plan->owner != this) plan.reset();
   }
-  // Reshaped: the blocks' engine states (kernel plans of the old extents) are made anew.
+  // Reshaped: what the engine derived from the old extents (kernel plans) is made anew.
   const bool replanned = plan && info.reshaped;
-  if (replanned)
-    for (FlushPlan::Block& block : plan->blocks) block.engine_state.reset();
+  if (replanned) engine_->reshape(*plan->engine);
   const bool replay = plan != nullptr;
   plans_reused_ += replay;
   small_flushes_ += info.small;
@@ -86,6 +85,7 @@ void NodeVem::execute(const Program& program) {
     if (!cache_) bases_in_key_order(program, info.bases);
     plan = make_flush_plan(program, std::move(partition), info.bases);
     plan->owner = this;
+    plan->engine = engine_->make_plan(plan->blocks.size());
   }
   fuse_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   blocks_ += int64_t(plan->blocks.size());
@@ -110,17 +110,19 @@ void NodeVem::run(const Program& program, FlushPlan& plan, const std::vector<Bas
   };
   size_t b = 0;
   try {
+    EnginePlan& engine_plan = *plan.engine;
     if (prepare) { // every kernel of the flush first, while none of its arrays is allocated yet
-      for (FlushPlan::Block& block : plan.blocks) {
+      for (size_t p = 0; p < blocks.size(); ++p) {
+        const FlushPlan::Block& block = plan.blocks[p];
         if (block.compute.empty()) continue;
         check_interrupt(); // compiles may take long
         kb.instrs = block.compute;
         contracted(block);
-        kb.state = &block.engine_state;
-        engine_->prepare(kb);
+        engine_->prepare(engine_plan, p, kb);
       }
-      engine_->end_prepare();
+      engine_->end_prepare(engine_plan);
     }
+    engine_->bind(engine_plan, program);
     for (uint32_t id : plan.release_first) bases[id]->release_memory(); // FREEd, never accessed
     for (; b < blocks.size(); ++b) {
       check_interrupt();
@@ -131,9 +133,8 @@ void NodeVem::run(const Program& program, FlushPlan& plan, const std::vector<Bas
       if (!block.compute.empty()) {
         kb.instrs = block.compute;
         contracted(block);
-        kb.state = &block.engine_state;
         double before = profiler_ ? engine_->stats().execute_seconds : 0;
-        engine_->execute(kb);
+        engine_->launch(engine_plan, b, kb);
         if (profiler_)
           profiler_->on_block(program, kb.instrs, kb.contracted,
                               engine_->stats().execute_seconds - before);

@@ -38,13 +38,13 @@ namespace hassium {
 //  6. tells the engine the flush is over (Engine::end_flush; the CPU engine then drops the
 //     compiler's resident pages if it compiled, ve/cpu/code_pages.h), after an error too.
 // Steps 2, 3 and the per-block lists of 4-5 form the flush's plan (vem/node/flush_plan.h). It is
-// kept with the merge-cache entry, with each block's engine state (its plan and kernel,
-// KernelBlock::state): an exact repeat (same key and layout: a loop's flushes) skips steps 2-3,
-// the prepare pass and the engine's planning, and only binds the new bases and constants.
-// SYNC'd data is visible in base->data when execute() returns (a frontend flushes right after
-// a SYNC, so nothing later in the same program writes the base).
-// Errors: see Backend::execute. After a UserError every FREE of the program is still honored
-// (those of the failing block and of the blocks that did not run, at the throw).
+// kept with the merge-cache entry, with the engine's plan of its blocks (Engine::make_plan: the
+// CPU engine's kernel plans and kernels): an exact repeat (same key and layout: a loop's flushes)
+// skips steps 2-3, the prepare pass and the engine's planning, and only binds the new bases and
+// constants. SYNC'd data is visible in base->data when execute() returns (a frontend flushes right
+// after a SYNC, so nothing later in the same program writes the base). Errors: see
+// Backend::execute. After a UserError every FREE of the program is still honored (those of the
+// failing block and of the blocks that did not run, at the throw).
 class NodeVem : public Backend {
 public:
   // `cache` may be null (no merge cache). With a `dot_dir`, every distinct partition is also

@@ -25,7 +25,7 @@ struct FakeEngine : Engine {
   std::vector<Seen>* seen;
   explicit FakeEngine(std::vector<Seen>* seen) : seen(seen) {}
   std::string_view name() const override { return "fake"; }
-  void execute(const KernelBlock& block) override {
+  void launch(EnginePlan&, size_t, const KernelBlock& block) override {
     Seen s{block.instrs, {}};
     for (const Base* b : block.contracted) s.contracted.push_back(b->name);
     seen->push_back(s);
