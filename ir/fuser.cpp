@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "ir/algorithms.h"
 #include "ir/merge_cache.h"
+#include "ir/program_key.h"
 #include "ir/split_blocks.h"
 
 namespace hassium {
@@ -41,40 +42,31 @@ bool small_program(const Program& program, int64_t min_bytes) {
 }
 
 Partition fuse(const Program& program, const FuserOptions& options, MergeCache* cache,
-               FuseInfo* info) {
-  const AlgorithmEntry* algorithm = &find_algorithm(options.algorithm);
+               FuseInfo* info, const ProgramKey* key) {
+  find_algorithm(options.algorithm);
   find_cost_model(options.cost_model);
   // The options in effect, which the cache key records: too little data for a search to pay
   // off: linear; too little for a long block's compile to pay off: long blocks cut.
   thread_local FuserOptions o;
-  o = options;
-  const bool small = algorithm->searches && small_program(program, options.search_min_bytes);
-  if (small) {
-    o.algorithm = "linear";
-    algorithm = &find_algorithm("linear");
-  }
-  thread_local std::string key;
-  std::optional<Partition> hit;
-  MergeCache::Layout layout{}, stored{};
-  std::shared_ptr<PartitionAttachment> attachment;
-  bool overlap_free = false;
+  bool small;
+  options_in_effect(program, options, o, small);
+  const AlgorithmEntry* algorithm = &find_algorithm(o.algorithm);
   if (info) {
     *info = FuseInfo{};
     info->small = small;
   }
+  thread_local ProgramKey own;
+  std::optional<Partition> hit;
+  FlushLayout stored{};
   if (cache) {
-    MergeCache::write_key(program, o, key, &layout, info ? &info->bases : nullptr, &overlap_free);
-    hit = cache->find(key, program.size(), &stored, info ? &attachment : nullptr);
-    if (info) {
-      info->key = key;
-      info->layout = layout;
+    if (!key) {
+      own.compute(program, options);
+      key = &own;
     }
+    hit = cache->find(key->text, program.size(), &stored);
     // The same key and layout: the same program up to base names, blocks and cost as stored.
-    if (hit && stored == layout && layout != MergeCache::Layout{}) {
-      if (info) {
-        info->exact = true;
-        info->attachment = std::move(attachment);
-      }
+    if (hit && stored == key->layout && key->layout != FlushLayout{}) {
+      if (info) info->exact = true;
       return std::move(*hit);
     }
   }
@@ -83,32 +75,12 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
     if (!context) context.emplace(program, o.cost_model, o.optimal_budget);
     return *context;
   };
-  // The same program with its views moved or reshaped: the partition the attachment runs, if
-  // still legal here, runs again (legal without a check when no overlap decides legality, or
-  // when every base's views moved together since the partition was checked). Moved only: as it is
-  // (the entry keeps its layout and attachment for the next one); reshaped: the entry takes this
-  // layout, as the VEM redoes what depends on the geometry.
-  if (hit && attachment && layout != MergeCache::Layout{}) {
-    const Partition* runs = attachment->runs();
-    if (runs && (overlap_free || MergeCache::moved_together(stored, layout) ||
-                 MergeCache::check_partition(ctx().table(), *runs).empty())) {
-      if (MergeCache::same_geometry(stored, layout)) {
-        info->shifted = true;
-      } else {
-        info->reshaped = true;
-        cache->relayout(key, layout);
-      }
-      Partition legal = *runs; // what was checked (the entry's may predate a VEM's repairs)
-      info->attachment = std::move(attachment);
-      return legal;
-    }
-  }
   if (hit) {
     // The key leaves out extents and offsets: use the stored blocks only when they are legal
     // for this program; the cost is this program's (and no longer proven optimal).
     if (MergeCache::check_partition(ctx().table(), *hit).empty()) {
       Partition p = ctx().finish(std::move(hit->blocks), hit->algorithm);
-      cache->note_checked(key, p, layout);
+      cache->note_checked(key->text, p, key->layout);
       return p;
     }
     cache->note_stale();
@@ -123,7 +95,7 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
   } else {
     p.blocks = std::move(blocks);
   }
-  if (cache) cache->insert(key, program.size(), p, layout);
+  if (cache) cache->insert(key->text, program.size(), p, key->layout);
   return p;
 }
 

@@ -16,15 +16,6 @@ namespace hassium {
 
 class MergeCache;
 
-// What a VEM derived from a merge-cache entry's partition for one layout (its execution plan),
-// kept with the entry (MergeCache::attach) and handed back while the entry is unchanged.
-struct PartitionAttachment {
-  virtual ~PartitionAttachment() = default;
-  // The partition the attachment runs (the entry's, after the VEM's repairs), when it has one:
-  // fuse() checks it for a program whose views moved (FuseInfo::shifted).
-  virtual const Partition* runs() const { return nullptr; }
-};
-
 // What a merge-cache key leaves out, hashed (MergeCache::layout()): words 0-1 each distinct
 // view's base size, offset, extents and strides; words 2-3 the same without the offsets (the
 // geometry); words 4-5 the geometry and each view's offset relative to its base's first view's
@@ -53,34 +44,24 @@ struct FuserOptions {
   static FuserOptions from_config(const Config& config);
 };
 
-// What fuse() learned about the program through the merge cache (all empty without one).
+struct ProgramKey; // ir/program_key.h
+
+// What fuse() learned about the program.
 struct FuseInfo {
   // The cache held this program's key with this layout: the same program up to base names and
-  // constant values as the one its partition (and attachment) was made for.
+  // constant values as the one its partition was made for (returned as stored).
   bool exact = false;
-  // The cache held this program's key with a layout of the same geometry, only other view
-  // offsets (a loop over the rows or columns of a matrix), with an attachment whose partition
-  // check_partition() accepts for this program: the attachment runs as it is (an engine binds
-  // each view's offset at every run). The entry keeps its layout and attachment.
-  bool shifted = false;
-  // The same, but the views' extents or strides differ too (a loop over shrinking rows): the
-  // attachment runs once whatever it derived from the geometry is made anew (a VEM drops its
-  // engines' block states), and the entry now holds this program's layout.
-  bool reshaped = false;
-  std::shared_ptr<PartitionAttachment> attachment; // the entry's, when exact, shifted, reshaped
-  std::string_view key;                            // valid until the thread's next fuse()
-  FlushLayout layout{};                            // MergeCache::layout(program)
-  std::vector<Base*> bases;                        // in the key's order (MergeCache::write_key)
   bool small = false; // partitioned by linear: too few bytes per instruction for the search
   bool split = false; // some long block cut (split_block_size); a cache hit says nothing
 };
 
 // Partitions the program into fused blocks with the chosen algorithm and cost model (`linear`
 // for a program of too few bytes per instruction, see search_min_bytes). With a cache, an
-// identical program (up to base names and constant values) is answered from it.
+// identical program (up to base names and constant values) is answered from it; `key`, when
+// given, is the program's (ProgramKey::compute under `options`), else fuse() computes it.
 // UserError when the algorithm or cost model is unknown (listing the valid names).
 Partition fuse(const Program& program, const FuserOptions& options, MergeCache* cache = nullptr,
-               FuseInfo* info = nullptr);
+               FuseInfo* info = nullptr, const ProgramKey* key = nullptr);
 
 // Whether the program moves fewer than `min_bytes` bytes per instruction on average (its
 // instructions' array operands, FREE and SYNC left out); false for min_bytes <= 0.

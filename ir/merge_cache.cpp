@@ -74,11 +74,11 @@ std::string hex(uint64_t h) {
   return buf;
 }
 
-uint64_t hash_key(std::string_view key) {
+} // namespace
+
+uint64_t MergeCache::hash_key(std::string_view key) {
   return XXH3_64bits(key.data(), key.size());
 }
-
-} // namespace
 
 MergeCache::MergeCache() : MergeCache(Options{}) {}
 
@@ -433,17 +433,15 @@ MergeCache::Entry* MergeCache::entry(std::string_view key, uint64_t hash) {
   return nullptr;
 }
 
-std::optional<Partition> MergeCache::find(std::string_view key, size_t size, Layout* stored_layout,
-                                          std::shared_ptr<Attachment>* attachment) {
+std::optional<Partition> MergeCache::find(std::string_view key, size_t size,
+                                          Layout* stored_layout) {
   const uint64_t h = hash_key(key);
   if (stored_layout) *stored_layout = {};
-  if (attachment) attachment->reset();
   {
     std::lock_guard lock(mutex_);
     if (Entry* e = entry(key, h)) {
       ++stats_.hits;
       if (stored_layout) *stored_layout = e->layout;
-      if (attachment) *attachment = e->attachment;
       return e->partition;
     }
   }
@@ -476,51 +474,21 @@ void MergeCache::note_checked(std::string_view key, const Partition& p, Layout l
   if (Entry* e = entry(key, hash_key(key))) {
     e->partition = p;
     e->layout = layout;
-    detach(*e);
   }
-}
-
-void MergeCache::relayout(std::string_view key, Layout layout) {
-  std::lock_guard lock(mutex_);
-  if (Entry* e = entry(key, hash_key(key))) e->layout = layout;
-}
-
-void MergeCache::attach(std::string_view key, Layout layout, std::shared_ptr<Attachment> a) {
-  std::lock_guard lock(mutex_);
-  Entry* e = entry(key, hash_key(key));
-  if (!e || e->layout != layout || layout == Layout{}) return;
-  held_ += !e->attachment;
-  e->attachment = std::move(a);
-  e->attached_at = ++attach_count_;
-  if (held_ <= std::max<size_t>(options_.max_attachments, 1)) return;
-  Entry* oldest = nullptr;
-  for (auto& [h, other] : entries_)
-    if (other.attachment && (!oldest || other.attached_at < oldest->attached_at)) oldest = &other;
-  detach(*oldest);
-}
-
-void MergeCache::detach(Entry& e) {
-  if (!e.attachment) return;
-  e.attachment.reset();
-  --held_;
 }
 
 void MergeCache::remember(std::string_view key, uint64_t hash, const Partition& p, Layout layout) {
   if (Entry* e = entry(key, hash)) {
     e->partition = p;
     e->layout = layout;
-    detach(*e);
     return;
   }
   while (entries_.size() >= options_.max_entries && !age_.empty()) {
     auto it = entries_.find(age_.front());
     age_.pop_front();
-    if (it != entries_.end()) {
-      detach(it->second);
-      entries_.erase(it);
-    }
+    if (it != entries_.end()) entries_.erase(it);
   }
-  entries_.emplace(hash, Entry{std::string(key), p, layout, nullptr});
+  entries_.emplace(hash, Entry{std::string(key), p, layout});
   age_.push_back(hash);
   stats_.entries = entries_.size();
 }
@@ -529,7 +497,6 @@ void MergeCache::clear() {
   std::lock_guard lock(mutex_);
   entries_.clear();
   age_.clear();
-  held_ = 0;
   stats_.entries = 0;
 }
 

@@ -44,9 +44,8 @@ namespace hassium {
 class MergeCache {
 public:
   struct Options {
-    size_t max_entries = 4096;    // in memory; the oldest entry goes first
-    size_t max_attachments = 256; // entries holding one; the longest-held one goes first
-    std::string dir;              // on-disk store; empty = memory only
+    size_t max_entries = 4096; // in memory; the oldest entry goes first
+    std::string dir;           // on-disk store; empty = memory only
   };
   struct Stats {
     uint64_t hits = 0;          // answered from memory or disk
@@ -61,13 +60,14 @@ public:
 
   // What the key leaves out, hashed (see layout()).
   using Layout = FlushLayout;
-  using Attachment = PartitionAttachment; // ir/fuser.h
 
   MergeCache();
   explicit MergeCache(Options options);
   // [fuser] cache = none | memory | disk, cache_dir; null for `none`.
   static std::unique_ptr<MergeCache> from_config(const Config& config);
 
+  // The 64-bit XXH3 of a key (which picks its slot; keys are compared in full).
+  static uint64_t hash_key(std::string_view key);
   // The canonical key of a program under these options.
   static std::string key(const Program& program, const FuserOptions& options);
   // The same into `out`, reusing its memory (fuse() keeps one per thread); in the same pass,
@@ -94,7 +94,7 @@ public:
   // unknown). A stored partition whose program had the same key and the same layout is the same
   // program up to base names: its blocks and cost hold as they are, without check_partition()
   // (a loop's repeated flushes take this path). The same geometry alone says that the views
-  // only moved (FuseInfo::shifted).
+  // only moved.
   static Layout layout(const Program& program);
   static bool same_geometry(const Layout& a, const Layout& b) {
     return a[2] == b[2] && a[3] == b[3] && (a[2] | a[3]) != 0;
@@ -108,23 +108,13 @@ public:
   void note_stale();
 
   // The partition stored for this key (`size` = the program's instruction count), if any;
-  // `stored_layout`, when given, receives the layout it was stored with ({0, 0} from disk), and
-  // `attachment` what attach() left with the entry (null when nothing).
-  std::optional<Partition> find(std::string_view key, size_t size, Layout* stored_layout = nullptr,
-                                std::shared_ptr<Attachment>* attachment = nullptr);
+  // `stored_layout`, when given, receives the layout it was stored with ({0, 0} from disk).
+  std::optional<Partition> find(std::string_view key, size_t size, Layout* stored_layout = nullptr);
   void insert(std::string_view key, size_t size, const Partition& partition, Layout layout = {});
   // The stored partition of `key` passed check_partition() for a program of this layout and
   // `p` is it re-costed for that program: the entry (in memory) now holds `p` and the layout,
-  // so a repeat of the layout skips the check; its attachment goes.
+  // so a repeat of the layout skips the check.
   void note_checked(std::string_view key, const Partition& p, Layout layout);
-  // The entry's attachment now serves a program of this layout (FuseInfo::reshaped): the entry
-  // takes the layout and keeps its partition and attachment.
-  void relayout(std::string_view key, Layout layout);
-  // Keeps `a` with the entry of `key` if its layout is `layout` (else does nothing). Replacing
-  // the entry's partition or layout drops it, and so does a new attachment elsewhere once
-  // max_attachments entries hold one (the one attached longest ago goes: attachments can be
-  // large, a whole flush's plan).
-  void attach(std::string_view key, Layout layout, std::shared_ptr<Attachment> a);
   // Drops the in-memory entries (the disk store stays).
   void clear();
   Stats stats() const;
@@ -135,11 +125,8 @@ private:
     std::string key;
     Partition partition;
     Layout layout{}; // of the program the partition was computed or checked for
-    std::shared_ptr<Attachment> attachment;
-    uint64_t attached_at = 0; // attach() sequence number, for the max_attachments bound
   };
   Entry* entry(std::string_view key, uint64_t hash); // mutex_ held
-  void detach(Entry& e);                             // mutex_ held: drops e's attachment
   std::optional<Partition> read_disk(std::string_view key, uint64_t hash, size_t size);
   void write_disk(std::string_view key, uint64_t hash, size_t size, const Partition& p);
   void remember(std::string_view key, uint64_t hash, const Partition& p, Layout layout);
@@ -147,9 +134,7 @@ private:
   Options options_;
   mutable std::mutex mutex_;
   std::unordered_multimap<uint64_t, Entry> entries_;
-  std::deque<uint64_t> age_;  // insertion order of the hashes, for eviction
-  uint64_t attach_count_ = 0; // attach() calls that kept their attachment
-  size_t held_ = 0;           // entries holding an attachment
+  std::deque<uint64_t> age_; // insertion order of the hashes, for eviction
   Stats stats_;
 };
 

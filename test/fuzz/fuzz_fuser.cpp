@@ -15,7 +15,7 @@
 // - monotonicity (Def. 6) around one algorithm's partition: merging two adjacent blocks never
 //   costs more, splitting one never costs less;
 // - (*) through a merge cache, a repeat is an exact hit with the same blocks, a partition run
-//   again for the variant's moved views (FuseInfo::shifted) is legal for it, and the variant
+//   again for the variant's moved views (partition_holds) is legal for it, and the variant
 //   program (same structure, other offsets: mostly the same key, other overlaps) gets a
 //   partition legal for it.
 // A violation aborts with the program as .hsb text, so it can be replayed.
@@ -32,9 +32,9 @@
 #include "ir/fuser.h"
 #include "ir/merge_cache.h"
 #include "ir/printer.h"
+#include "ir/program_key.h"
 #include "ir/split_blocks.h"
 #include "reference_fusion.h"
-#include "runs_attachment.h"
 
 using namespace hassium;
 
@@ -190,16 +190,14 @@ private:
     test::Reference vref(variant_);
     FusionContext vctx(variant_, model_, kOptimalBudget);
     {
-      // A VEM's attachment runs the first partition; where the variant only moved its views,
-      // fuse() hands it back for the variant only if the reference finds it legal there.
-      MergeCache moved;
-      FuseInfo first_info, vinfo;
-      fuse(p_, o, &moved, &first_info);
-      moved.attach(first_info.key, first_info.layout,
-                   std::make_shared<test::RunsAttachment>(first));
-      fuse(variant_, o, &moved, &vinfo);
-      if (vinfo.shifted) {
-        std::string err = vref.check(vinfo.attachment->runs()->blocks);
+      // A VEM's kept plan runs the first partition again for the variant where
+      // partition_holds() says it is legal there (moved or reshaped views): the reference must
+      // agree.
+      ProgramKey key, vkey;
+      key.compute(p_, o);
+      vkey.compute(variant_, o);
+      if (vkey.text == key.text && partition_holds(variant_, vkey, key.layout, first)) {
+        std::string err = vref.check(first.blocks);
         if (!err.empty())
           fail("a partition run again for the variant's moved views " + blocks_text(first.blocks) +
                    ": " + err,

@@ -6,6 +6,7 @@
 #include "ir/fuser.h"
 #include "ir/merge_cache.h"
 #include "ir/parser.h"
+#include "ir/program_key.h"
 
 using namespace hassium;
 
@@ -117,11 +118,13 @@ TEST_CASE("a flush of too few bytes per instruction is partitioned by linear") {
 TEST_CASE("small and large programs of one structure have their own merge-cache entries") {
   FuserOptions o;
   MergeCache cache;
-  FuseInfo info;
-  fuse(chain(100), o, &cache, &info);
-  std::string small_key(info.key);
-  Partition large = fuse(chain(1000), o, &cache, &info);
-  CHECK(std::string(info.key) != small_key);
+  ProgramKey small_key, large_key;
+  small_key.compute(chain(100), o);
+  large_key.compute(chain(1000), o);
+  CHECK(small_key.small);
+  CHECK(small_key.text != large_key.text);
+  fuse(chain(100), o, &cache);
+  Partition large = fuse(chain(1000), o, &cache);
   CHECK(large.algorithm == "greedy");
   CHECK(cache.stats().misses == 2);
 }

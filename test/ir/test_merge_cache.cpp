@@ -9,77 +9,24 @@
 #include <random>
 #include <set>
 
+#include "cache_programs.h"
 #include "fusion_programs.h"
 #include "ir/algorithms.h"
 #include "ir/fuser.h"
 #include "ir/merge_cache.h"
+#include "ir/program_key.h"
 #include "random_programs.h"
-#include "runs_attachment.h"
 
 using namespace hassium;
+using test::gauss_step;
+using test::iteration;
 using test::ProgramBuilder;
+using test::shifted_read;
+using test::with_syncs;
 
 namespace {
 
 namespace fs = std::filesystem;
-
-// A loop body as a frontend would record it: fresh temporaries, the same shapes.
-Program iteration(const std::string& prefix, double constant, int64_t offset = 0) {
-  ProgramBuilder b;
-  auto X = b.base(prefix + "X", 8), T = b.base(prefix + "T", 4), Y = b.base(prefix + "Y", 4);
-  using P = ProgramBuilder;
-  b.op(Opcode::MULTIPLY, {P::whole(T), P::view(X, offset, 4), P::f64(constant)});
-  b.op(Opcode::ADD, {P::whole(Y), P::whole(T), P::view(X, 4, 4)});
-  b.free(T);
-  b.sync(Y);
-  return std::move(b.p);
-}
-
-// The same program with `n` more SYNCs of its last base: another structure, another key.
-Program with_syncs(Program p, int n) {
-  for (int i = 0; i < n; ++i) p.instrs.push_back(p.instrs.back());
-  return p;
-}
-
-// One step of Gauss elimination on an n x n matrix M at pivot k, as the Python frontend
-// records `M[k+1:, k:] -= (M[k+1:, k] / M[k, k])[:, None] * M[k:k+1, k:]`.
-Program gauss_step(const std::string& prefix, int64_t n, int64_t k) {
-  static double storage[16 * 16];
-  ProgramBuilder b;
-  const int64_t r = n - k - 1, c = n - k;
-  auto M = b.base(prefix + "M", n * n), F = b.base(prefix + "F", r),
-       T = b.base(prefix + "T", r * c);
-  M->data = storage;
-  const int64_t below = (k + 1) * n + k, pivot = k * n + k;
-  b.op(Opcode::DIVIDE, {ProgramBuilder::whole(F), ProgramBuilder::view(M, below, {r}, {n}),
-                        ProgramBuilder::view(M, pivot, {r}, {0})});
-  b.op(Opcode::MULTIPLY,
-       {ProgramBuilder::view(T, 0, {r, c}, {c, 1}), ProgramBuilder::view(F, 0, {r, c}, {1, 0}),
-        ProgramBuilder::view(M, pivot, {r, c}, {0, 1})});
-  b.op(Opcode::SUBTRACT, {ProgramBuilder::view(M, below, {r, c}, {n, 1}),
-                          ProgramBuilder::view(M, below, {r, c}, {n, 1}),
-                          ProgramBuilder::view(T, 0, {r, c}, {c, 1})});
-  b.free(T);
-  b.free(F);
-  b.sync(M);
-  return std::move(b.p);
-}
-
-// B[0:4] = A * 2; C = B[s:s+4] + A: with s = 4 the two are fusible, with s = 2 not (B[2:6]
-// overlaps B[0:4] without being identical to it). Same structure, same key.
-Program shifted_read(int64_t s) {
-  static double a[4], bdata[8];
-  ProgramBuilder b;
-  using P = ProgramBuilder;
-  auto A = b.base("A", 4), B = b.base("B", 8), C = b.base("C", 4);
-  A->data = a;
-  B->data = bdata;
-  b.op(Opcode::MULTIPLY, {P::view(B, 0, 4), P::whole(A), P::f64(2)});
-  b.op(Opcode::ADD, {P::whole(C), P::view(B, s, 4), P::whole(A)});
-  b.sync(B);
-  b.sync(C);
-  return std::move(b.p);
-}
 
 MergeCache::Options on_disk(const fs::path& dir) {
   MergeCache::Options o;
@@ -348,139 +295,59 @@ TEST_CASE("a repeat with the stored layout takes the stored partition as it is")
   CHECK(cache.stats().misses == 1);
 }
 
-TEST_CASE("fuse reports exact repeats, attachments live while the entry's layout does") {
-  struct Note : PartitionAttachment {
-    int id;
-    explicit Note(int i) : id(i) {}
-  };
+TEST_CASE("fuse reports exact repeats: the same key and layout") {
   FuserOptions o;
   o.search_min_bytes = 0; // the named algorithm on these small programs
   MergeCache cache;
   FuseInfo info;
-  // info.bases point into the program: it must outlive the checks.
-  Program a = iteration("a", 1.0);
-  fuse(a, o, &cache, &info);
-  CHECK_FALSE(info.exact); // a miss
-  REQUIRE(info.bases.size() == 3);
-  CHECK(info.bases[0]->name == "aT"); // first appearance among the operands, not declaration
-  cache.attach(info.key, info.layout, std::make_shared<Note>(1));
-
-  Program b = iteration("b", 2.0);
-  fuse(b, o, &cache, &info); // another constant, other bases: exact
+  fuse(iteration("a", 1.0), o, &cache, &info);
+  CHECK_FALSE(info.exact);                     // a miss
+  fuse(iteration("b", 2.0), o, &cache, &info); // another constant, other bases: exact
   CHECK(info.exact);
-  REQUIRE(info.attachment);
-  CHECK(dynamic_cast<Note&>(*info.attachment).id == 1);
-  CHECK(info.bases[0]->name == "bT");
-
-  // Another layout, checked: the entry takes that layout and drops the attachment; a repeat
-  // of the new layout is then exact.
+  // Another layout, checked: the entry takes that layout; a repeat of it is then exact.
   fuse(iteration("c", 1.0, 2), o, &cache, &info);
   CHECK_FALSE(info.exact);
-  CHECK_FALSE(info.attachment);
-  cache.attach(info.key, MergeCache::layout(iteration("z", 1.0)), std::make_shared<Note>(2));
-  fuse(iteration("d", 1.0, 2), o, &cache, &info); // attach above named the old layout: ignored
+  fuse(iteration("d", 1.0, 2), o, &cache, &info);
   CHECK(info.exact);
-  CHECK_FALSE(info.attachment);
-  cache.attach(info.key, info.layout, std::make_shared<Note>(3));
-  fuse(iteration("e", 1.0, 2), o, &cache, &info);
-  REQUIRE(info.attachment);
-  CHECK(dynamic_cast<Note&>(*info.attachment).id == 3);
   fuse(iteration("f", 1.0), o, &cache, &info); // the first layout again: checked, not exact
   CHECK_FALSE(info.exact);
   CHECK(cache.stats().misses == 1);
-
+  CHECK(cache.stats().hits == 4);
   // Without a cache nothing is reported.
   fuse(iteration("g", 1.0), o, nullptr, &info);
   CHECK_FALSE(info.exact);
-  CHECK(info.key.empty());
-  CHECK(info.bases.empty());
 }
 
-TEST_CASE("fuse reports a repeat whose views only moved when the attachment's partition holds") {
-  FuserOptions o;
-  o.search_min_bytes = 0; // the named algorithm on these small programs
+TEST_CASE("a program's key is the merge cache's under the options in effect") {
+  FuserOptions o; // greedy, search_min_bytes 8192: these small programs go to linear
+  Program a = iteration("a", 1.0, 1);
+  ProgramKey key;
+  key.compute(a, o);
+  CHECK(key.small);
+  FuserOptions linear = o;
+  linear.algorithm = "linear";
+  CHECK(key.text == MergeCache::key(a, linear));
+  CHECK(key.layout == MergeCache::layout(a));
+  REQUIRE(key.bases.size() == 3);
+  CHECK(key.bases[0]->name == "aT"); // first appearance among the operands, not declaration
+  CHECK(key.bases[2]->name == "aY");
+  o.search_min_bytes = 0;
+  ProgramKey searched;
+  searched.compute(a, o);
+  CHECK_FALSE(searched.small);
+  CHECK(searched.text == MergeCache::key(a, o));
+  CHECK(searched.text != key.text);
+  CHECK(searched.hash != key.hash);
+  // fuse() answers from the cache with a key given as with the one it computes.
   MergeCache cache;
   FuseInfo info;
-  // Same key and geometry, another offset: a layout of its own, the same geometry.
-  CHECK(MergeCache::layout(iteration("a", 1.0)) != MergeCache::layout(iteration("a", 1.0, 1)));
-  CHECK(MergeCache::same_geometry(MergeCache::layout(iteration("a", 1.0)),
-                                  MergeCache::layout(iteration("b", 2.0, 1))));
-  CHECK_FALSE(MergeCache::same_geometry(MergeCache::Layout{}, MergeCache::Layout{}));
-  Program a = iteration("a", 1.0);
-  Partition first = fuse(a, o, &cache, &info);
-  cache.attach(info.key, info.layout, std::make_shared<test::RunsAttachment>(first));
-  // The multiplication reads X one element further: still legal, so the attachment runs.
+  Partition first = fuse(a, o, &cache, &info, &searched);
   Program b = iteration("b", 2.0, 1);
-  fuse(b, o, &cache, &info);
-  CHECK_FALSE(info.exact);
-  CHECK(info.shifted);
-  REQUIRE(info.attachment);
-  CHECK(info.attachment->runs()->blocks == first.blocks);
-  // The entry keeps its layout and attachment: the first layout is still an exact repeat.
-  Program c = iteration("c", 1.0);
-  fuse(c, o, &cache, &info);
+  ProgramKey bkey;
+  bkey.compute(b, o);
+  Partition again = fuse(b, o, &cache, &info, &bkey);
   CHECK(info.exact);
-  CHECK(info.attachment);
-  // An attachment without a partition is never run for moved views.
-  MergeCache other;
-  fuse(a, o, &other, &info);
-  other.attach(info.key, info.layout, std::make_shared<PartitionAttachment>());
-  fuse(b, o, &other, &info);
-  CHECK_FALSE(info.shifted);
-  CHECK_FALSE(info.attachment);
-
-  // B[0:4] = A * 2 then C = B[s:s+4] + A: with s = 4 the two are one block; moved to s = 2 the
-  // read overlaps the write, that block is illegal, and the program is partitioned afresh.
-  auto together = [](const Partition& p) {
-    for (const auto& block : p.blocks)
-      if (std::find(block.begin(), block.end(), 0) != block.end())
-        return std::find(block.begin(), block.end(), 1) != block.end();
-    return false;
-  };
-  MergeCache legality;
-  Program apart = shifted_read(4);
-  Partition fused = fuse(apart, o, &legality, &info);
-  REQUIRE(together(fused));
-  legality.attach(info.key, info.layout, std::make_shared<test::RunsAttachment>(fused));
-  Program overlapping = shifted_read(2);
-  REQUIRE(MergeCache::same_geometry(info.layout, MergeCache::layout(overlapping)));
-  Partition fresh = fuse(overlapping, o, &legality, &info);
-  CHECK_FALSE(info.shifted);
-  CHECK_FALSE(info.exact);
-  CHECK_FALSE(together(fresh));
-  FusionContext ctx(overlapping, o.cost_model);
-  CHECK(MergeCache::check_partition(ctx.table(), fresh).empty());
-}
-
-TEST_CASE("fuse reports a repeat with reshaped views, and the entry takes its layout") {
-  FuserOptions o;
-  o.search_min_bytes = 0; // the named algorithm on these small programs
-  MergeCache cache;
-  FuseInfo info;
-  Program a = gauss_step("a", 8, 1);
-  Partition first = fuse(a, o, &cache, &info);
-  cache.attach(info.key, info.layout, std::make_shared<test::RunsAttachment>(first));
-  // The next pivot: the same key, smaller views.
-  Program b = gauss_step("b", 8, 2);
-  REQUIRE(MergeCache::key(b, o) == MergeCache::key(a, o));
-  REQUIRE_FALSE(MergeCache::same_geometry(MergeCache::layout(a), MergeCache::layout(b)));
-  Partition again = fuse(b, o, &cache, &info);
-  CHECK(info.reshaped);
-  CHECK_FALSE(info.shifted);
-  CHECK_FALSE(info.exact);
-  REQUIRE(info.attachment);
   CHECK(again.blocks == first.blocks);
-  FusionContext ctx(b, o.cost_model);
-  CHECK(check_partition(ctx.graph(), again.blocks) == "");
-  // The entry holds the second layout now: its repeat is exact, the first layout reshaped.
-  Program c = gauss_step("c", 8, 2);
-  fuse(c, o, &cache, &info);
-  CHECK(info.exact);
-  CHECK(info.attachment);
-  Program d = gauss_step("d", 8, 1);
-  fuse(d, o, &cache, &info);
-  CHECK(info.reshaped);
-  CHECK(cache.stats().misses == 1);
 }
 
 TEST_CASE("write_key gives the key, the layout and the bases of one pass") {
@@ -513,27 +380,6 @@ TEST_CASE("a reduction's axis is in the key: it shapes the loops, unlike other c
   CHECK(MergeCache::key(sum_along(0), o) != MergeCache::key(sum_along(1), o));
   CHECK(MergeCache::key(sum_along(1), o) == MergeCache::key(sum_along(1), o));
   CHECK(MergeCache::key(iteration("a", 1.0), o) == MergeCache::key(iteration("a", 9.0), o));
-}
-
-TEST_CASE("at most max_attachments entries hold an attachment, the oldest one goes") {
-  MergeCache::Options mo;
-  mo.max_attachments = 2;
-  MergeCache cache(mo);
-  FuserOptions o;
-  o.search_min_bytes = 0; // the named algorithm on these small programs
-  FuseInfo info;
-  for (int n = 0; n < 3; ++n) { // three keys: 0, 1 or 2 extra SYNCs
-    fuse(with_syncs(iteration("a", 1.0), n), o, &cache, &info);
-    cache.attach(info.key, info.layout, std::make_shared<PartitionAttachment>());
-  }
-  auto attached = [&](int n) {
-    fuse(with_syncs(iteration("b", 1.0), n), o, &cache, &info);
-    REQUIRE(info.exact);
-    return info.attachment != nullptr;
-  };
-  CHECK_FALSE(attached(0));
-  CHECK(attached(1));
-  CHECK(attached(2));
 }
 
 namespace {

@@ -22,9 +22,9 @@ void bases_in_key_order(const Program& program, std::vector<Base*>& bases) {
       }
 }
 
-std::shared_ptr<FlushPlan> make_flush_plan(const Program& program, Partition partition,
+std::unique_ptr<FlushPlan> make_flush_plan(const Program& program, Partition partition,
                                            const std::vector<Base*>& bases) {
-  auto plan = std::make_shared<FlushPlan>();
+  auto plan = std::make_unique<FlushPlan>();
   plan->partition = std::move(partition);
   const auto& blocks = plan->partition.blocks;
   thread_local PointerIndex tls_ids;

@@ -7,17 +7,16 @@
 #include <vector>
 
 #include "core/program.h"
-#include "ir/fuser.h"
 #include "ir/partition.h"
 #include "ve/engine.h"
 
 namespace hassium {
 
-// Bases are named by id: their position in `bases`, the program's bases in the merge-cache key's
-// order (first appearance among the operands, MergeCache::write_key). Two programs with one key
-// and one layout get the same plan, so a plan kept with the merge-cache entry
-// (PartitionAttachment) serves every exact repeat of its program (a loop's flushes).
-struct FlushPlan : PartitionAttachment {
+// Bases are named by id: their position in `bases`, the program's bases in the key's order
+// (first appearance among the operands, ProgramKey::bases). Two programs with one key and one
+// layout get the same plan, so a plan kept by key (vem/node/flush_plan_cache.h) serves every
+// exact repeat of its program (a loop's flushes).
+struct FlushPlan {
   struct Block {
     std::vector<size_t> compute;      // its compute instructions, program order (the kernel)
     std::vector<uint32_t> contracted; // bases created and FREEd in it (vem/node/contraction.h)
@@ -29,22 +28,19 @@ struct FlushPlan : PartitionAttachment {
     std::vector<uint32_t> release_after;           // FREEd bases whose last access is here
   };
 
-  const void* owner = nullptr;         // the VEM that made it (its engine made `engine`)
   Partition partition;                 // the fuser's, after defer_early_writes
   std::vector<Block> blocks;           // one per partition block, in its order
   std::vector<uint32_t> release_first; // bases FREEd and never accessed: let go first
   // The engine's state for the blocks (Engine::make_plan): their kernels, once prepared.
   std::unique_ptr<EnginePlan> engine;
-
-  const Partition* runs() const override { return &partition; }
 };
 
 // The plan of `program` under `partition` (moved in, after any repair such as
 // defer_early_writes); `bases` as above. Contraction depends on which bases have data now.
-std::shared_ptr<FlushPlan> make_flush_plan(const Program& program, Partition partition,
+std::unique_ptr<FlushPlan> make_flush_plan(const Program& program, Partition partition,
                                            const std::vector<Base*>& bases);
 
-// The program's bases in the key's order (what fuse() gives in FuseInfo::bases with a cache).
+// The program's bases in the key's order (ProgramKey::bases), without computing the key.
 void bases_in_key_order(const Program& program, std::vector<Base*>& bases);
 
 } // namespace hassium

@@ -19,6 +19,7 @@ NodeVem::NodeVem(std::unique_ptr<Engine> engine, FuserOptions fuser,
                  std::unique_ptr<MergeCache> cache, MemoryPoolOptions memory, std::string dot_dir)
     : engine_(std::move(engine)), fuser_(std::move(fuser)), cache_(std::move(cache)),
       pool_(std::make_shared<MemoryPool>(memory)) {
+  if (cache_) plans_ = std::make_unique<FlushPlanCache>(kPlansKept);
   HS_INTERNAL_ASSERT(engine_) << "NodeVem needs an engine";
   if (!dot_dir.empty()) dot_ = std::make_unique<PartitionDotWriter>(std::move(dot_dir));
   // Compiles are rare (new kernels); the pool's cached buffers would be resident next to the
@@ -63,29 +64,34 @@ void NodeVem::allocate(Base& base, bool zero_fill) {
 
 void NodeVem::execute(const Program& program) {
   auto t0 = std::chrono::steady_clock::now();
-  thread_local FuseInfo info;
-  Partition partition = fuse(program, fuser_, cache_.get(), &info);
-  // An exact repeat of a program this VEM planned, or one whose views only moved and whose plan
-  // the fuser found legal for them: its plan holds as it is (the kernels are ready too, so
-  // nothing needs preparing; the engine binds the views' offsets as it runs them). Views
-  // reshaped: the plan holds, but its blocks are prepared again.
-  std::shared_ptr<FlushPlan> plan;
-  if ((info.exact || info.shifted || info.reshaped) && info.attachment) {
-    plan = std::dynamic_pointer_cast<FlushPlan>(info.attachment);
-    if (plan && plan->owner != this) plan.reset();
+  // A plan kept for the program's key that holds for it: an exact repeat (a loop's flushes), or
+  // the same program with its views moved (its kernels are ready; the engine binds the views'
+  // offsets as it launches them) or reshaped (the engine prepares its blocks again).
+  FlushPlan* plan = nullptr;
+  bool prepare = true;
+  const std::vector<Base*>* bases = &key_.bases;
+  if (plans_) {
+    key_.compute(program, fuser_);
+    FlushPlanCache::Found found = plans_->find(program, key_);
+    if ((plan = found.plan)) {
+      ++plans_reused_;
+      small_flushes_ += key_.small;
+      prepare = found.fit == FlushPlanCache::Fit::RESHAPED;
+      if (prepare) engine_->reshape(*plan->engine);
+    }
   }
-  // Reshaped: what the engine derived from the old extents (kernel plans) is made anew.
-  const bool replanned = plan && info.reshaped;
-  if (replanned) engine_->reshape(*plan->engine);
-  const bool replay = plan != nullptr;
-  plans_reused_ += replay;
-  small_flushes_ += info.small;
-  if (!replay) {
+  std::unique_ptr<FlushPlan> fresh;
+  if (!plan) {
+    FuseInfo info;
+    Partition partition = fuse(program, fuser_, cache_.get(), &info, plans_ ? &key_ : nullptr);
+    small_flushes_ += info.small;
     defer_early_writes(program, partition, kDeferMinBytes);
-    if (!cache_) bases_in_key_order(program, info.bases);
-    plan = make_flush_plan(program, std::move(partition), info.bases);
-    plan->owner = this;
-    plan->engine = engine_->make_plan(plan->blocks.size());
+    if (!plans_) {
+      bases_in_key_order(program, key_.bases);
+    }
+    fresh = make_flush_plan(program, std::move(partition), *bases);
+    fresh->engine = engine_->make_plan(fresh->blocks.size());
+    plan = fresh.get();
   }
   fuse_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   blocks_ += int64_t(plan->blocks.size());
@@ -93,10 +99,10 @@ void NodeVem::execute(const Program& program) {
   ++flushes_;
   if (dot_) dot_->write(program, plan->partition, fuser_);
   if (profiler_) profiler_->on_partition(program);
-  run(program, *plan, info.bases, !replay || replanned);
-  // Kept with the merge-cache entry for the next exact repeat (a no-op unless this program's
-  // layout is the entry's). Only a plan whose flush ran through: its engine states are whole.
-  if (!replay && cache_ && !info.key.empty()) cache_->attach(info.key, info.layout, plan);
+  run(program, *plan, *bases, prepare);
+  // Kept for the next program of the key. Only a plan whose flush ran through: its engine plan
+  // is whole.
+  if (fresh && plans_) plans_->insert(key_, std::move(fresh));
 }
 
 void NodeVem::run(const Program& program, FlushPlan& plan, const std::vector<Base*>& bases,
@@ -172,7 +178,8 @@ void NodeVem::add_counters(ProfileCounters& c) const {
   c.small_flushes += small_flushes_;
   if (cache_) {
     auto s = cache_->stats();
-    c.merge_cache_hits += int64_t(s.hits);
+    // A replay found the program's key (in the VEM's plans, before the merge cache): a hit.
+    c.merge_cache_hits += int64_t(s.hits) + plans_reused_;
     c.merge_cache_misses += int64_t(s.misses);
     c.cache_files_rejected += int64_t(s.disk_rejected);
     c.cache_write_errors += int64_t(s.disk_errors);

@@ -7,8 +7,10 @@
 #include "core/backend.h"
 #include "ir/fuser.h"
 #include "ir/merge_cache.h"
+#include "ir/program_key.h"
 #include "ve/engine.h"
 #include "vem/node/flush_plan.h"
+#include "vem/node/flush_plan_cache.h"
 #include "vem/node/flush_profiler.h"
 #include "vem/node/memory_pool.h"
 #include "vem/node/partition_dot.h"
@@ -16,6 +18,9 @@
 namespace hassium {
 
 // What execute() does with a program:
+//  0. with a merge cache: computes the program's key (ir/program_key.h) and looks for a flush
+//     plan kept for it (vem/node/flush_plan_cache.h) that holds for this program; found, it
+//     goes to step 4 with that plan (a replay);
 //  1. asks the fuser for a partition (configured algorithm and cost model, through the merge
 //     cache when there is one);
 //  2. moves a write that would allocate a base of kDeferMinBytes or more long before its next
@@ -37,14 +42,14 @@ namespace hassium {
 //     and not accessed in the program is let go before the first block.
 //  6. tells the engine the flush is over (Engine::end_flush; the CPU engine then drops the
 //     compiler's resident pages if it compiled, ve/cpu/code_pages.h), after an error too.
-// Steps 2, 3 and the per-block lists of 4-5 form the flush's plan (vem/node/flush_plan.h). It is
-// kept with the merge-cache entry, with the engine's plan of its blocks (Engine::make_plan: the
-// CPU engine's kernel plans and kernels): an exact repeat (same key and layout: a loop's flushes)
-// skips steps 2-3, the prepare pass and the engine's planning, and only binds the new bases and
-// constants. SYNC'd data is visible in base->data when execute() returns (a frontend flushes right
-// after a SYNC, so nothing later in the same program writes the base). Errors: see
-// Backend::execute. After a UserError every FREE of the program is still honored (those of the
-// failing block and of the blocks that did not run, at the throw).
+// Steps 2, 3 and the per-block lists of 4-5 form the flush's plan (vem/node/flush_plan.h), with
+// the engine's plan of its blocks (Engine::make_plan: the CPU engine's kernel plans and
+// kernels). The VEM keeps it by key: a replay skips steps 1-3, the prepare pass (unless the
+// views reshaped) and the engine's planning, and only binds the new bases and constants.
+// SYNC'd data is visible in base->data when execute() returns (a frontend flushes right after a
+// SYNC, so nothing later in the same program writes the base). Errors: see Backend::execute.
+// After a UserError every FREE of the program is still honored (those of the failing block and
+// of the blocks that did not run, at the throw).
 class NodeVem : public Backend {
 public:
   // `cache` may be null (no merge cache). With a `dot_dir`, every distinct partition is also
@@ -53,6 +58,7 @@ public:
           MemoryPoolOptions memory = {}, std::string dot_dir = {});
 
   static constexpr int64_t kDeferMinBytes = int64_t(1) << 20; // see step 2 above
+  static constexpr size_t kPlansKept = 256;                   // flush plans, by program key
 
   std::string_view name() const override { return "node"; }
   void execute(const Program& program) override;
@@ -69,12 +75,16 @@ public:
 private:
   void allocate(Base& base, bool zero_fill);
   // Steps 4-6 for the program's plan (`bases` in the plan's id order); `prepare`: step 4's
-  // prepare pass (an exact repeat's kernels are ready).
+  // prepare pass (a replay's kernels are ready unless its views reshaped).
   void run(const Program& program, FlushPlan& plan, const std::vector<Base*>& bases, bool prepare);
 
   std::unique_ptr<Engine> engine_;
   FuserOptions fuser_;
   std::unique_ptr<MergeCache> cache_;
+  // The flush plans by program key (with a merge cache only: without one every flush is planned
+  // afresh), and the key of the flush at hand.
+  std::unique_ptr<FlushPlanCache> plans_;
+  ProgramKey key_;
   // Shared with every buffer handed out, so a base that outlives the VEM can still give its
   // buffer back.
   std::shared_ptr<MemoryPool> pool_;
@@ -83,7 +93,7 @@ private:
   int64_t flushes_ = 0;
   int64_t blocks_ = 0;
   int64_t partition_cost_ = 0; // sum of Partition::cost over the flushes (the fuser's model)
-  int64_t plans_reused_ = 0;   // flushes that ran an exact repeat's kept plan
+  int64_t plans_reused_ = 0;   // flushes that ran a kept plan (a replay)
   int64_t small_flushes_ = 0;  // partitioned by linear ([fuser] search_min_bytes)
   double fuse_seconds_ = 0;    // fusion and planning (the plan of the flush)
 };

@@ -6,9 +6,9 @@
 #include <cstring>
 #include <vector>
 
+#include <string>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <string>
 
 #include "vem/node/memory_pool.h"
 
