@@ -13,8 +13,8 @@
 // reshape(plan) (extents or strides changed) the next flush prepares again.
 //
 // Memory: host memory comes from the VEM's pool; an engine with memory of its own (a GPU's)
-// returns its DeviceMemory, which the VEM tells about first writes, host writes, SYNCs and
-// FREEs, so data stays where it was computed until the host needs it.
+// returns its DeviceMemory, which the VEM tells about first writes, SYNCs and FREEs, so data
+// stays where it was computed until the host needs it.
 #pragma once
 
 #include <cstdint>
@@ -47,17 +47,22 @@ struct EnginePlan {
 };
 
 // Memory an engine keeps apart from the host's (a GPU's). Bases are named by pointer; the
-// engine keeps its handles on them (Base has no device fields yet: an engine maps them).
+// engine keeps its handles on them (Base has no device fields: an engine maps them). The VEM
+// calls it where it would allocate, SYNC or free host memory: a base written first on the
+// device lives there (base->data stays null) until the host reads it (SYNC) or it is freed. A
+// base with host data (a frontend's array) is the engine's to copy to the device at its first
+// launch.
 class DeviceMemory {
 public:
   virtual ~DeviceMemory() = default;
-  // The base's first write happens on the device: it lives there from now on.
+  // Whether the base has memory on the device.
+  virtual bool resident(const Base& base) const = 0;
+  // Before the block of the base's first write (the base has no host data): memory on the
+  // device, zeros when `zero_fill` (the block reads it before anything wrote it).
   virtual void allocate(Base& base, bool zero_fill) = 0;
-  // The host wrote the base's data (a frontend's store): the device copy is stale.
-  virtual void host_changed(Base& base) = 0;
-  // SYNC: the host needs the data; base->data holds it when the flush ends.
+  // SYNC of a resident base: base->data (host memory the VEM allocated) receives its values.
   virtual void sync(Base& base) = 0;
-  // FREE, or the base's last use: its device memory goes back.
+  // FREE, or the base's last use in the flush: its device memory goes back (none: nothing).
   virtual void release(Base& base) = 0;
 };
 

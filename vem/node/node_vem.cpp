@@ -20,6 +20,7 @@ NodeVem::NodeVem(std::unique_ptr<Engine> engine, FuserOptions fuser,
     : engine_(std::move(engine)), fuser_(std::move(fuser)), cache_(std::move(cache)),
       pool_(std::make_shared<MemoryPool>(memory)) {
   if (cache_) plans_ = std::make_unique<FlushPlanCache>(kPlansKept);
+  device_ = engine_->device_memory();
   HS_INTERNAL_ASSERT(engine_) << "NodeVem needs an engine";
   if (!dot_dir.empty()) dot_ = std::make_unique<PartitionDotWriter>(std::move(dot_dir));
   // Compiles are rare (new kernels); the pool's cached buffers would be resident next to the
@@ -60,6 +61,11 @@ void NodeVem::allocate(Base& base, bool zero_fill) {
   if (zero_fill) std::memset(p, 0, bytes);
   base.allocation = std::shared_ptr<void>(p, [pool = pool_](void* q) { pool->release(q); });
   base.data = p;
+}
+
+void NodeVem::release(Base& base) {
+  if (device_) device_->release(base);
+  base.release_memory();
 }
 
 void NodeVem::execute(const Program& program) {
@@ -129,12 +135,18 @@ void NodeVem::run(const Program& program, FlushPlan& plan, const std::vector<Bas
       engine_->end_prepare(engine_plan);
     }
     engine_->bind(engine_plan, program);
-    for (uint32_t id : plan.release_first) bases[id]->release_memory(); // FREEd, never accessed
+    for (uint32_t id : plan.release_first) release(*bases[id]); // FREEd, never accessed
     for (; b < blocks.size(); ++b) {
       check_interrupt();
       FlushPlan::Block& block = plan.blocks[b];
-      for (auto [id, zero_fill] : block.access)
-        if (!bases[id]->data) allocate(*bases[id], zero_fill);
+      for (auto [id, zero_fill] : block.access) {
+        Base& base = *bases[id];
+        if (base.data) continue;
+        if (!device_)
+          allocate(base, zero_fill);
+        else if (!device_->resident(base))
+          device_->allocate(base, zero_fill);
+      }
       for (uint32_t id : block.written) bases[id]->synced = false;
       if (!block.compute.empty()) {
         kb.instrs = block.compute;
@@ -148,13 +160,18 @@ void NodeVem::run(const Program& program, FlushPlan& plan, const std::vector<Bas
       for (auto [id, op] : block.sync) {
         Base& base = *bases[id];
         if (op == Opcode::SYNC) {
-          if (!base.data) allocate(base, true); // never written: zeros, as a fresh np.zeros
+          if (device_ && device_->resident(base)) {
+            if (!base.data) allocate(base, false);
+            device_->sync(base);
+          } else if (!base.data) {
+            allocate(base, true); // never written: zeros, as a fresh np.zeros
+          }
           base.synced = true;
         } else if (op == Opcode::FREE) {
-          base.release_memory();
+          release(base);
         }
       }
-      for (uint32_t id : block.release_after) bases[id]->release_memory();
+      for (uint32_t id : block.release_after) release(*bases[id]);
     }
     check_interrupt(); // the launcher may have skipped the last block's chunks
   } catch (...) {
@@ -163,7 +180,7 @@ void NodeVem::run(const Program& program, FlushPlan& plan, const std::vector<Bas
     // whose FREE comes later is simply let go again.
     for (; b < blocks.size(); ++b)
       for (auto [id, op] : plan.blocks[b].sync)
-        if (op == Opcode::FREE) bases[id]->release_memory();
+        if (op == Opcode::FREE) release(*bases[id]);
     engine_->end_flush();
     throw;
   }

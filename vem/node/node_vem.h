@@ -36,6 +36,8 @@ namespace hassium {
 //     buffer; a base whose data the frontend set (external memory) is used as is. The block's
 //     compute instructions go to the engine as one KernelBlock (FREE and SYNC stripped); then
 //     its SYNCs mark their bases synced and its FREEs drop their buffers (back to the pool).
+//     An engine with memory of its own (Engine::device_memory, a GPU's) gets the first writes
+//     instead (the base lives on the device), the SYNCs (into a host buffer) and the FREEs.
 //  5. lets go of a base FREEd in the program right after the last block (in partition order)
 //     that accesses it, not when the block holding its FREE runs (often far later: a flush is
 //     ~1000 instructions), so the pool hands that buffer to the next temporary. A base FREEd
@@ -74,11 +76,14 @@ public:
 
 private:
   void allocate(Base& base, bool zero_fill);
+  // FREE, or the base's last use: its memory (host, and the device's) goes back.
+  void release(Base& base);
   // Steps 4-6 for the program's plan (`bases` in the plan's id order); `prepare`: step 4's
   // prepare pass (a replay's kernels are ready unless its views reshaped).
   void run(const Program& program, FlushPlan& plan, const std::vector<Base*>& bases, bool prepare);
 
   std::unique_ptr<Engine> engine_;
+  DeviceMemory* device_ = nullptr; // the engine's memory, if it has its own (a GPU's)
   FuserOptions fuser_;
   std::unique_ptr<MergeCache> cache_;
   // The flush plans by program key (with a merge cache only: without one every flush is planned

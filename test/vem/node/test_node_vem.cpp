@@ -2,9 +2,11 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <unistd.h>
 
@@ -421,4 +423,107 @@ TEST_CASE("profiling gathers the singleton cost, bytes moved and each distinct k
   CHECK(c.bytes_moved == 0);
   CHECK(c.slowest_kernels.empty());
   CHECK(c.partition_cost > 0);
+}
+
+namespace {
+// An engine with memory of its own (as a GPU's), for the VEM's side of DeviceMemory: float64
+// whole views, IDENTITY/ADD/NEGATIVE (NEGATIVE throws: bad data). A base with host data and no
+// device copy is copied to the device at its first launch; results stay on the device.
+struct DeviceEngine : Engine, DeviceMemory {
+  std::map<const Base*, std::vector<double>> device;
+  int64_t allocations = 0, zero_fills = 0, syncs = 0, releases = 0;
+
+  std::string_view name() const override { return "device"; }
+  DeviceMemory* device_memory() override { return this; }
+  EngineStats stats() const override { return {}; }
+
+  bool resident(const Base& base) const override { return device.count(&base) > 0; }
+  void allocate(Base& base, bool zero_fill) override {
+    REQUIRE_FALSE(resident(base));
+    REQUIRE(base.data == nullptr);
+    ++allocations;
+    zero_fills += zero_fill;
+    // Not zero-filled memory holds garbage: NaN, so a read of it shows.
+    device[&base].assign(size_t(base.nelem), zero_fill ? 0.0 : std::nan(""));
+  }
+  void sync(Base& base) override {
+    REQUIRE(base.data != nullptr);
+    ++syncs;
+    std::memcpy(base.data, device.at(&base).data(), size_t(base.nbytes()));
+  }
+  void release(Base& base) override { releases += device.erase(&base); }
+
+  std::vector<double>& on_device(const View& v) {
+    auto it = device.find(v.base.get());
+    if (it != device.end()) return it->second;
+    REQUIRE(v.base->data != nullptr); // every base the block accesses has its data somewhere
+    auto* host = static_cast<const double*>(v.base->data);
+    return device[v.base.get()] = std::vector<double>(host, host + v.base->nelem);
+  }
+  double operand(const Instruction& ins, size_t k, size_t i) {
+    if (ins.is_constant(k)) return std::get<Scalar>(ins.operands[k]).as_double();
+    return on_device(std::get<View>(ins.operands[k]))[i];
+  }
+  void launch(EnginePlan&, size_t, const KernelBlock& block) override {
+    for (size_t n : block.instrs) {
+      const Instruction& ins = block.program->instrs[n];
+      REQUIRE(resident(*ins.out().base));
+      std::vector<double>& out = on_device(ins.out());
+      for (size_t i = 0; i < out.size(); ++i) {
+        if (ins.op == Opcode::IDENTITY) out[i] = operand(ins, 1, i);
+        if (ins.op == Opcode::ADD) out[i] = operand(ins, 1, i) + operand(ins, 2, i);
+        if (ins.op == Opcode::NEGATIVE) HS_USER_ERROR() << "bad data on the device";
+      }
+    }
+  }
+};
+} // namespace
+
+TEST_CASE("an engine with its own memory: first writes there, SYNC copies, FREE releases") {
+  auto owned = std::make_unique<DeviceEngine>();
+  DeviceEngine& e = *owned;
+  FuserOptions o;
+  o.algorithm = "singleton"; // T is not contracted: it lives on the device
+  NodeVem vem(std::move(owned), o, std::make_unique<MergeCache>());
+  double a[4] = {1, 2, 3, 4};
+  Program p = parse_program(R"(
+.base A float64 4
+.base T float64 4
+.base O float64 4
+.base Z float64 4
+ADD T, A, 1
+ADD O, T, T
+ADD Z, Z, 1
+FREE T
+SYNC O
+SYNC Z
+)");
+  Base& A = *p.find_base("A");
+  A.data = a; // the frontend's array
+  vem.execute(p);
+  const Base &T = *p.find_base("T"), &O = *p.find_base("O"), &Z = *p.find_base("Z");
+  CHECK(e.allocations == 3); // T, O and Z: written first on the device
+  CHECK(e.zero_fills == 1);  // Z, read before written
+  CHECK(e.syncs == 2);
+  CHECK(e.releases == 1); // T
+  CHECK_FALSE(e.resident(T));
+  CHECK(T.data == nullptr); // never on the host
+  REQUIRE(O.data != nullptr);
+  CHECK(std::vector<double>(static_cast<double*>(O.data), static_cast<double*>(O.data) + 4) ==
+        std::vector<double>{4, 6, 8, 10});
+  CHECK(static_cast<double*>(Z.data)[3] == 1.0);
+  CHECK(O.synced);
+  CHECK(e.resident(O));                          // still on the device, its host copy valid
+  CHECK(vem.pool().stats().os_allocations == 2); // the host buffers of the two SYNCs only
+
+  // A failed flush still honors its FREE on the device.
+  Program bad = parse_program(R"(
+.base U float64 4
+IDENTITY U, 1
+NEGATIVE U, U
+FREE U
+)");
+  CHECK_THROWS_WITH(vem.execute(bad), Catch::Contains("bad data on the device"));
+  CHECK_FALSE(e.resident(*bad.find_base("U")));
+  CHECK(e.device.size() == 3); // A (copied over), O and Z
 }
