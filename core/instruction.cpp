@@ -25,12 +25,16 @@ double Instruction::operand_bytes() const {
 }
 
 const Dims& Instruction::loop_shape() const {
+  static const Dims scalar_shape;
   switch (info().family) {
   case Family::REDUCTION:
     return view(1).shape;
   case Family::INDEXING:
-    if (op != Opcode::GATHER) return view(2).shape; // one iteration per index
-    return view(0).shape;
+    if (op == Opcode::GATHER) return view(0).shape;
+    // One iteration per index (or per value, when the index is a constant).
+    if (is_view(2)) return view(2).shape;
+    if (is_view(1)) return view(1).shape;
+    return scalar_shape;
   default:
     return view(0).shape;
   }

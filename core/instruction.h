@@ -35,7 +35,9 @@ struct Instruction {
   // constant is not an input.
   std::vector<const View*> inputs() const;
   // The shape the instruction loops over: the output's, except for reductions (the input's)
-  // and scatters (the index array's).
+  // and scatters (the index array's; the values' when the index is a constant; none, a single
+  // iteration, when both are). The one definition the fuser's loop classes and the engines'
+  // loop nests use.
   const Dims& loop_shape() const;
   // The bytes of its array operands (View::bytes, summed).
   double operand_bytes() const;

@@ -20,22 +20,6 @@ constexpr int64_t kPartialCap = int64_t(1) << 24; // elements of partials per re
 constexpr int64_t kSplitMinExtent = 8;            // prefer splitting a level at least this long
 constexpr int64_t kSmallOutput = 4096;            // reductions this small may split their axis
 
-// The shape an instruction loops over (Instruction::loop_shape, robust to constant operands).
-const Dims& loop_shape_of(const Instruction& in) {
-  static const Dims scalar_shape;
-  switch (in.info().family) {
-  case Family::REDUCTION:
-    return in.view(1).shape;
-  case Family::INDEXING:
-    if (in.op == Opcode::GATHER) return in.view(0).shape;
-    if (in.is_view(2)) return in.view(2).shape;
-    if (in.is_view(1)) return in.view(1).shape;
-    return scalar_shape;
-  default:
-    return in.view(0).shape;
-  }
-}
-
 // The role an operand plays in the loop nest.
 ArrayRole role_of(const Instruction& in, size_t pos) {
   if (in.info().family == Family::REDUCTION && pos == 0) return ArrayRole::REDUCED;
@@ -178,14 +162,14 @@ struct Builder {
   void collect() {
     const Program& prog = *block.program;
     HS_INTERNAL_ASSERT(!block.instrs.empty()) << "an empty block";
-    shape = loop_shape_of(prog.instrs[block.instrs[0]]);
+    shape = prog.instrs[block.instrs[0]].loop_shape();
     for (size_t idx : block.instrs) {
       const Instruction& in = prog.instrs[idx];
       const OpInfo& info = in.info();
       HS_INTERNAL_ASSERT(!in.is_system()) << "system instruction in a block";
-      HS_INTERNAL_ASSERT(loop_shape_of(in) == shape)
+      HS_INTERNAL_ASSERT(in.loop_shape() == shape)
           << "block mixes loop shapes: " << info.name << " loops over "
-          << dims_text(loop_shape_of(in)) << ", the block over " << dims_text(shape);
+          << dims_text(in.loop_shape()) << ", the block over " << dims_text(shape);
       PlanInstr pi{in.op, free_type(in), in.dtype(0), {}};
       bool has_axis = info.rule == SigRule::REDUCE;
       if (has_axis) {
