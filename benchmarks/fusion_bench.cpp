@@ -215,7 +215,7 @@ void bench(const std::string& name, const Program& p, double min_total) {
     o.algorithm = alg;
     Partition part;
     double t = time_it([&] { part = fuse(p, o); }, min_total, 1000);
-    std::string illegal = check_partition(graph, part.blocks);
+    std::string illegal = check_partition(graph.table(), part.blocks, &graph.dependencies());
     if (!illegal.empty()) {
       std::printf("  %-12s ILLEGAL PARTITION: %s\n", alg.c_str(), illegal.c_str());
       std::exit(1);

@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "ir/algorithms.h"
+#include "ir/legality.h"
 #include "ir/merge_cache.h"
 #include "ir/program_key.h"
 #include "ir/split_blocks.h"
@@ -78,7 +79,7 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
   if (hit) {
     // The key leaves out extents and offsets: use the stored blocks only when they are legal
     // for this program; the cost is this program's (and no longer proven optimal).
-    if (MergeCache::check_partition(ctx().table(), *hit).empty()) {
+    if (check_partition(ctx().table(), hit->blocks).empty()) {
       Partition p = ctx().finish(std::move(hit->blocks), hit->algorithm);
       cache->note_checked(key->text, p, key->layout);
       return p;

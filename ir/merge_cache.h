@@ -10,8 +10,8 @@
 // 0 (broadcast) or negative. Absolute extents, offsets and strides are not in it, so a loop
 // that records the same instructions on fresh temporaries hits, and so does one whose arrays
 // shrink every iteration (Gauss elimination, LU). Which distinct views overlap is not in the
-// key either: a hit is only used after check_partition() accepts it for the program at hand
-// (fuse() recomputes and replaces the entry otherwise). Keys are compared in full; their
+// key either: a hit is only used after check_partition() (ir/legality.h) accepts it for the program
+// at hand (fuse() recomputes and replaces the entry otherwise). Keys are compared in full; their
 // 64-bit xxHash (XXH3) only picks the slot.
 //
 // On disk, one file per key (`<hash>.hsfp` in the directory), written to a temporary file
@@ -84,11 +84,6 @@ public:
                         Layout* layout = nullptr, std::vector<Base*>* bases = nullptr,
                         bool* overlap_free = nullptr);
 
-  // Def. 5 for a partition found under `t`'s program's key: every instruction in exactly one
-  // block, every block fusible (ir/fusibility.h rules 1-5), every dependency between
-  // conflicting accesses (one writes, or a FREE/SYNC, on identical or overlapping views) going
-  // to the same or a later block. Empty when legal, else what is wrong.
-  static std::string check_partition(const AccessTable& t, const Partition& p);
   // What the key leaves out: each distinct view's base size, offset, extents and strides, in
   // order of first appearance, as a 128-bit XXH3, then the same without the offsets (all zero =
   // unknown). A stored partition whose program had the same key and the same layout is the same

@@ -3,6 +3,7 @@
 
 #include "ir/access_table.h"
 #include "ir/algorithms.h"
+#include "ir/legality.h"
 #include "ir/merge_cache.h"
 
 namespace hassium {
@@ -27,7 +28,7 @@ bool partition_holds(const Program& program, const ProgramKey& key, const FlushL
   if (key.layout == FlushLayout{}) return false; // unknown
   if (planned == key.layout || key.overlap_free || MergeCache::moved_together(planned, key.layout))
     return true;
-  return MergeCache::check_partition(build_access_table(program), p).empty();
+  return check_partition(build_access_table(program), p.blocks).empty();
 }
 
 } // namespace hassium

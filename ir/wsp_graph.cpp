@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "ir/fusibility.h"
+#include "ir/legality.h"
 
 namespace hassium {
 
@@ -35,67 +36,12 @@ WspGraph::WspGraph(const AccessTable& t, const CostModel& m, WspGraphOptions opt
     : table_(t), model_(m), options_(options) {
   const uint32_t n = uint32_t(t.size());
 
-  // --- dependencies -----------------------------------------------------------------------
-  std::vector<std::vector<uint32_t>> writes(t.views.size()), reads(t.views.size());
-  std::vector<int64_t> last_sys(t.bases.size(), -1);
-  std::vector<std::vector<uint32_t>> touched(t.bases.size()); // since the last FREE/SYNC
-  std::vector<uint32_t> mark(n, UINT32_MAX);
-  pred_off_.assign(n + 1, 0);
-  pred_.reserve(size_t(n) * 2);
-  for (uint32_t g = 0; g < n; ++g) {
-    size_t start = pred_.size();
-    auto add = [&](uint32_t f) {
-      if (f != g && mark[f] != g) {
-        mark[f] = g;
-        pred_.push_back(f);
-      }
-    };
-    auto acc = t.accesses_of(g);
-    for (const Access& a : acc) {
-      int64_t lower = last_sys[a.base];
-      if (lower >= 0) add(uint32_t(lower));
-      if (a.view == kNoView) { // FREE/SYNC: after every access of the base
-        for (uint32_t f : touched[a.base]) add(f);
-        continue;
-      }
-      if (t.views[a.view].bytes == 0) continue; // an empty view: no element to conflict on
-      const auto& same = writes[a.view];
-      if (!same.empty() && int64_t(same.back()) > lower) {
-        add(same.back());
-        lower = same.back();
-      }
-      // Reads after `from` (the ones before it are ordered by it already).
-      auto scan = [&](const std::vector<uint32_t>& list, int64_t from) {
-        for (auto it = list.rbegin(); it != list.rend() && int64_t(*it) > from; ++it) add(*it);
-      };
-      const auto& others = t.views[a.view].overlaps;
-      // Of an overlapping view, only the last write counts: it depends on the earlier ones.
-      for (uint32_t u : others)
-        if (!writes[u].empty() && int64_t(writes[u].back()) > lower) add(writes[u].back());
-      if (a.mode == AccessMode::WRITE) {
-        scan(reads[a.view], lower);
-        for (uint32_t u : others)
-          scan(reads[u], writes[u].empty() ? lower : std::max<int64_t>(lower, writes[u].back()));
-      }
-    }
-    std::sort(pred_.begin() + long(start), pred_.end());
-    pred_off_[g + 1] = uint32_t(pred_.size());
-    for (const Access& a : acc) {
-      if (a.view == kNoView) {
-        last_sys[a.base] = g;
-        touched[a.base].clear();
-        continue;
-      }
-      auto& list = a.mode == AccessMode::WRITE ? writes[a.view] : reads[a.view];
-      if (t.views[a.view].bytes > 0 && (list.empty() || list.back() != g)) list.push_back(g);
-      auto& tb = touched[a.base];
-      if (tb.empty() || tb.back() != g) tb.push_back(g);
-    }
-  }
+  // --- dependencies (ir/legality.h) --------------------------------------------------------
+  deps_ = find_dependencies(t);
   succ_off_.assign(n + 1, 0);
-  for (uint32_t f : pred_) ++succ_off_[f + 1];
+  for (uint32_t f : deps_.preds) ++succ_off_[f + 1];
   for (uint32_t v = 0; v < n; ++v) succ_off_[v + 1] += succ_off_[v];
-  succ_.resize(pred_.size());
+  succ_.resize(deps_.preds.size());
   {
     std::vector<uint32_t> next(succ_off_.begin(), succ_off_.end() - 1);
     for (uint32_t g = 0; g < n; ++g)
@@ -234,29 +180,6 @@ std::vector<std::vector<size_t>> order_blocks(const WspGraph& g,
   result.reserve(order.size());
   for (size_t b : order) result.push_back(std::move(sorted[b]));
   return result;
-}
-
-std::string check_partition(const WspGraph& g, const std::vector<std::vector<size_t>>& blocks) {
-  std::string error;
-  auto of = block_of(g.size(), blocks, error);
-  if (!error.empty()) return error;
-  for (size_t b = 0; b < blocks.size(); ++b)
-    for (size_t x = 0; x < blocks[b].size(); ++x)
-      for (size_t y = x + 1; y < blocks[b].size(); ++y)
-        if (!fusible(g.table(), uint32_t(blocks[b][x]), uint32_t(blocks[b][y])))
-          return "block " + std::to_string(b + 1) + ": instructions " +
-                 std::to_string(blocks[b][x] + 1) + " and " + std::to_string(blocks[b][y] + 1) +
-                 " are not fusible";
-  if (topological_blocks(g, blocks, of).size() != blocks.size())
-    return "the block graph has a cycle";
-  // The listed order must itself be legal: every dependency goes to the same or a later block.
-  for (uint32_t v = 0; v < g.size(); ++v)
-    for (uint32_t w : g.successors(v))
-      if (of[w] < of[v])
-        return "block " + std::to_string(of[w] + 1) + " runs before block " +
-               std::to_string(of[v] + 1) + " but instruction " + std::to_string(w + 1) +
-               " depends on instruction " + std::to_string(v + 1);
-  return "";
 }
 
 } // namespace hassium

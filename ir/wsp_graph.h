@@ -2,15 +2,8 @@
 //
 // Three kinds of edges, all in one boost::adjacency_list (built on first use of graph(): the
 // algorithms work on the adjacency arrays and weight list, so a flush never pays for it):
-// - DEPENDENCY f -> g (f first): g reads or writes a view overlapping a view f writes, or writes
-//   a view overlapping one f reads (RAW, WAW, WAR), or one of them FREEs/SYNCs a base the other
-//   touches. An empty view (an extent 0) has no elements, so it conflicts with nothing, not
-//   even an identical view; only the FREE/SYNC of its base orders it. Only edges not implied
-//   by a path are guaranteed: for each access, the search stops at the last write of the
-//   identical view or the last FREE/SYNC of the base, which already depend on everything
-//   earlier. Reachability is exactly that of the full relation, and the work is linear in the
-//   accesses for the usual programs (accesses are bucketed by view; only views that overlap,
-//   found once per base by a sweep, are compared).
+// - DEPENDENCY f -> g (f first): the dependencies of ir/legality.h (find_dependencies: the
+//   edges not implied by a path; reachability is that of the full relation).
 // - FUSE_PREVENTING {f, g}: the pair is not fusible (ir/fusibility.h). Materialized only on
 //   request (WspGraphOptions), as there may be O(n^2); the algorithms test fusibility on
 //   blocks instead (loop classes + view overlaps).
@@ -29,6 +22,7 @@
 #include "ir/access_table.h"
 #include "ir/block_summary.h"
 #include "ir/cost_model.h"
+#include "ir/legality.h"
 
 namespace hassium {
 
@@ -62,10 +56,9 @@ public:
   std::span<const uint32_t> successors(uint32_t v) const {
     return {succ_.data() + succ_off_[v], succ_off_[v + 1] - succ_off_[v]};
   }
-  std::span<const uint32_t> predecessors(uint32_t v) const {
-    return {pred_.data() + pred_off_[v], pred_off_[v + 1] - pred_off_[v]};
-  }
+  std::span<const uint32_t> predecessors(uint32_t v) const { return deps_.of(v); }
   size_t num_dependencies() const { return succ_.size(); }
+  const Dependencies& dependencies() const { return deps_; }
 
   struct WeightEdge {
     uint32_t u, v; // u < v
@@ -80,7 +73,8 @@ private:
   const CostModel& model_;
   WspGraphOptions options_;
   mutable std::optional<WspBoostGraph> g_;
-  std::vector<uint32_t> succ_off_, succ_, pred_off_, pred_;
+  std::vector<uint32_t> succ_off_, succ_;
+  Dependencies deps_;
   std::vector<WeightEdge> weights_;
   std::vector<BlockSummary> summaries_;
 };
@@ -90,9 +84,5 @@ private:
 // instruction). InternalError when the block graph has a cycle.
 std::vector<std::vector<size_t>> order_blocks(const WspGraph& g,
                                               const std::vector<std::vector<uint32_t>>& blocks);
-
-// Def. 5: every instruction in exactly one block, every block fusible, no cycle between blocks.
-// Returns an empty string when legal, else what is wrong.
-std::string check_partition(const WspGraph& g, const std::vector<std::vector<size_t>>& blocks);
 
 } // namespace hassium

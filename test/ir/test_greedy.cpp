@@ -11,7 +11,7 @@ TEST_CASE("greedy on Fig. 3") {
   Program p = test::paper_fig3();
   FusionContext ctx(p, "bohrium");
   Partition g = greedy_partition(ctx);
-  CHECK(check_partition(ctx.graph(), g.blocks) == "");
+  CHECK(check_partition(ctx.table(), g.blocks) == "");
   CHECK(g.cost >= 304);
   CHECK(g.cost <= 752);
   CHECK(g.algorithm == "greedy");
@@ -35,7 +35,7 @@ TEST_CASE("greedy drops the heaviest edge when a block in between cannot join") 
     zero_two |= e.u == 0 && e.v == 2 && e.weight == heaviest;
   REQUIRE(zero_two);
   Partition g = greedy_partition(ctx);
-  CHECK(check_partition(ctx.graph(), g.blocks) == "");
+  CHECK(check_partition(ctx.table(), g.blocks) == "");
   CHECK(g.blocks.size() == 3);
 }
 
@@ -47,7 +47,7 @@ TEST_CASE("greedy from a start partition keeps its blocks together") {
   start[9].push_back(10); // 10 and 11 start together
   start.erase(start.begin() + 10);
   Partition g = greedy_partition(ctx, start);
-  CHECK(check_partition(ctx.graph(), g.blocks) == "");
+  CHECK(check_partition(ctx.table(), g.blocks) == "");
   bool together = false;
   for (const auto& blk : g.blocks)
     together |= std::count(blk.begin(), blk.end(), 9) && std::count(blk.begin(), blk.end(), 10);
@@ -84,7 +84,7 @@ TEST_CASE("greedy above the exact-size threshold stays legal and keeps local mer
   }
   FusionContext ctx(b.p, "bohrium");
   Partition g = greedy_partition(ctx);
-  CHECK(check_partition(ctx.graph(), g.blocks) == "");
+  CHECK(check_partition(ctx.table(), g.blocks) == "");
   std::vector<size_t> block_of(b.p.size());
   for (size_t k = 0; k < g.blocks.size(); ++k)
     for (size_t i : g.blocks[k]) block_of[i] = k;

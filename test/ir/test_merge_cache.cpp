@@ -13,6 +13,7 @@
 #include "fusion_programs.h"
 #include "ir/algorithms.h"
 #include "ir/fuser.h"
+#include "ir/legality.h"
 #include "ir/merge_cache.h"
 #include "ir/program_key.h"
 #include "random_programs.h"
@@ -211,8 +212,7 @@ TEST_CASE("programs differing only in extents and offsets share a key and hit le
     Partition hit = fuse(*p, o, &cache);
     CHECK(hit.blocks == p1.blocks);
     FusionContext ctx(*p, o.cost_model);
-    CHECK(check_partition(ctx.graph(), hit.blocks) == "");
-    CHECK(MergeCache::check_partition(ctx.table(), hit) == "");
+    CHECK(check_partition(ctx.table(), hit.blocks) == "");
     CHECK(hit.cost == partition_cost(ctx.model(), hit.blocks)); // this program's cost
   }
   CHECK(cache.stats().hits == 2);
@@ -229,9 +229,9 @@ TEST_CASE("a stored partition illegal for the program is never returned") {
   Partition fused = fuse(disjoint, o, &cache);
   REQUIRE(fused.blocks.size() < 4); // the two element-wise instructions share a block
   FusionContext ctx(overlapping, o.cost_model);
-  CHECK(MergeCache::check_partition(ctx.table(), fused) != "");
+  CHECK(check_partition(ctx.table(), fused.blocks) != "");
   Partition p = fuse(overlapping, o, &cache);
-  CHECK(check_partition(ctx.graph(), p.blocks) == "");
+  CHECK(check_partition(ctx.table(), p.blocks) == "");
   CHECK(p.blocks == fuse(overlapping, o, nullptr).blocks);
   CHECK(cache.stats().stale == 1);
   CHECK(cache.stats().hits == 0);
@@ -239,34 +239,6 @@ TEST_CASE("a stored partition illegal for the program is never returned") {
   // The entry was replaced: the overlapping program hits now, the disjoint one is re-checked.
   fuse(overlapping, o, &cache);
   CHECK(cache.stats().hits == 1);
-}
-
-TEST_CASE("check_partition agrees with the WSP graph's check") {
-  FuserOptions o;
-  o.search_min_bytes = 0; // the named algorithm on these small programs
-  for (int64_t s : {2, 4}) {
-    Program p = shifted_read(s);
-    FusionContext ctx(p, o.cost_model);
-    // Every ordered partition of the four instructions into blocks (block of i = label[i]).
-    for (int code = 0; code < 256; ++code) {
-      std::vector<std::vector<size_t>> blocks(4);
-      for (size_t i = 0; i < 4; ++i) blocks[(code >> (2 * i)) & 3].push_back(i);
-      std::erase_if(blocks, [](const auto& b) { return b.empty(); });
-      Partition part;
-      part.blocks = blocks;
-      INFO("s = " << s << ", code = " << code);
-      CHECK(MergeCache::check_partition(ctx.table(), part).empty() ==
-            check_partition(ctx.graph(), blocks).empty());
-    }
-  }
-  // Not every instruction exactly once.
-  Program p = shifted_read(4);
-  FusionContext ctx(p, o.cost_model);
-  Partition part;
-  part.blocks = {{0, 1}, {1, 2, 3}};
-  CHECK(MergeCache::check_partition(ctx.table(), part) != "");
-  part.blocks = {{0, 1}, {2}};
-  CHECK(MergeCache::check_partition(ctx.table(), part) != "");
 }
 
 TEST_CASE("a repeat with the stored layout takes the stored partition as it is") {
@@ -290,7 +262,7 @@ TEST_CASE("a repeat with the stored layout takes the stored partition as it is")
   Partition checked = fuse(shifted, o, &cache);
   CHECK(!checked.proven_optimal);
   FusionContext ctx(shifted, o.cost_model);
-  CHECK(check_partition(ctx.graph(), checked.blocks) == "");
+  CHECK(check_partition(ctx.table(), checked.blocks) == "");
   CHECK(cache.stats().hits == 2);
   CHECK(cache.stats().misses == 1);
 }
@@ -439,8 +411,8 @@ TEST_CASE("an overlap-free program: every partition legal for a program of its k
     if (!p_free && !q_free) continue;
     FusionContext cp(p, o.cost_model), cq(q, o.cost_model);
     for_each_assignment(p.size(), [&](size_t code, const Partition& part) {
-      const bool legal_p = MergeCache::check_partition(cp.table(), part).empty();
-      const bool legal_q = MergeCache::check_partition(cq.table(), part).empty();
+      const bool legal_p = check_partition(cp.table(), part.blocks).empty();
+      const bool legal_q = check_partition(cq.table(), part.blocks).empty();
       INFO("round " << round << ", code " << code);
       if (legal_p && q_free) REQUIRE(legal_q);
       if (legal_q && p_free) REQUIRE(legal_p);
@@ -554,8 +526,8 @@ TEST_CASE("views moved together per base: the same legal partitions, without a c
     ++together;
     FusionContext cp(p, o.cost_model), cq(q, o.cost_model);
     for_each_assignment(p.size(), [&](size_t code, const Partition& part) {
-      if (MergeCache::check_partition(cp.table(), part).empty() !=
-          MergeCache::check_partition(cq.table(), part).empty())
+      if (check_partition(cp.table(), part.blocks).empty() !=
+          check_partition(cq.table(), part.blocks).empty())
         FAIL("round " << round << ", code " << code << ": legal for one program only");
       ++checked;
     });

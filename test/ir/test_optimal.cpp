@@ -14,7 +14,7 @@ TEST_CASE("optimal on Fig. 3: 304 bytes (38 float64 elements), proven") {
   CHECK(o.cost == 304);
   CHECK(o.proven_optimal);
   CHECK(o.algorithm == "optimal");
-  CHECK(check_partition(ctx.graph(), o.blocks) == "");
+  CHECK(check_partition(ctx.table(), o.blocks) == "");
   for (const auto& e : algorithm_registry()) CHECK(e.run(ctx).cost >= o.cost);
 }
 
@@ -46,7 +46,7 @@ TEST_CASE("optimal out of budget returns its best so far, not proven") {
   Partition o = optimal_partition(ctx, singletons, seed);
   CHECK_FALSE(o.proven_optimal);
   CHECK(o.cost == seed.cost);
-  CHECK(check_partition(ctx.graph(), o.blocks) == "");
+  CHECK(check_partition(ctx.table(), o.blocks) == "");
   FusionContext roomy(p, "bohrium", 1'000'000);
   Partition full = optimal_partition(roomy, singletons, singleton_partition(roomy));
   CHECK(full.proven_optimal);
@@ -61,6 +61,6 @@ TEST_CASE("optimal with every cost model on Fig. 3 is proven and no worse than g
     INFO(model);
     CHECK(o.proven_optimal);
     CHECK(o.cost <= greedy_partition(ctx).cost);
-    CHECK(check_partition(ctx.graph(), o.blocks) == "");
+    CHECK(check_partition(ctx.table(), o.blocks) == "");
   }
 }

@@ -73,7 +73,7 @@ TEST_CASE("greedy on a SOR sweep reaches the optimum, every temporary contracted
     Partition opt = optimal_partition(ctx);
     REQUIRE(opt.proven_optimal);
     Partition g = greedy_partition(ctx);
-    CHECK(check_partition(ctx.graph(), g.blocks) == "");
+    CHECK(check_partition(ctx.table(), g.blocks) == "");
     CHECK(g.cost == opt.cost);
     CHECK(all_temporaries_contracted(p, ctx.table(), g.blocks));
   }

@@ -24,7 +24,7 @@ TEST_CASE("unintrusive merges pendant blocks") {
   b.free(X);                                                       // 7: X with 0 and 1
   FusionContext ctx(b.p, "bohrium");
   Partition u = unintrusive_partition(ctx);
-  CHECK(check_partition(ctx.graph(), u.blocks) == "");
+  CHECK(check_partition(ctx.table(), u.blocks) == "");
   auto block_of = [&](size_t i) {
     for (size_t k = 0; k < u.blocks.size(); ++k)
       for (size_t j : u.blocks[k])

@@ -97,7 +97,7 @@ TEST_CASE("plan cache: reshaped views run the plan and the entry takes their lay
   CHECK(found.plan == &kept);
   CHECK(found.fit == Fit::RESHAPED);
   FusionContext ctx(b, options().cost_model);
-  CHECK(check_partition(ctx.graph(), kept.partition.blocks) == "");
+  CHECK(check_partition(ctx.table(), kept.partition.blocks) == "");
   // The entry holds the second layout now: its repeat is exact, the first layout reshaped.
   Program c = gauss_step("c", 8, 2);
   CHECK(cache.find(c, key_of(c)).fit == Fit::EXACT);
