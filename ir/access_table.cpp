@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "ir/contraction.h"
 
 namespace hassium {
 
@@ -176,6 +177,7 @@ AccessTable build_access_table(const Program& program) {
   view_ids.reserve(n * 2);
   std::vector<const View*> view_rep;
   std::vector<uint32_t> view_base;
+  std::vector<BaseUse> uses; // per base: the contraction rule's facts (ir/contraction.h)
 
   auto base_id = [&](const Base* b) {
     auto [it, fresh] = base_ids.try_emplace(b, uint32_t(t.bases.size()));
@@ -183,6 +185,7 @@ AccessTable build_access_table(const Program& program) {
       BaseEntry e;
       e.base = b;
       t.bases.push_back(e);
+      uses.emplace_back();
     }
     return it->second;
   };
@@ -198,6 +201,7 @@ AccessTable build_access_table(const Program& program) {
       uint32_t b = base_id(ins.view(0).base.get());
       t.accesses.push_back(
           {kNoView, b, ins.op == Opcode::FREE ? AccessMode::FREE : AccessMode::SYNC});
+      uses[b].system(ins.op);
     } else {
       auto [sit, sfresh] = shape_ids.try_emplace(ins.loop_shape(), int32_t(t.shapes.size()));
       if (sfresh) t.shapes.push_back(ins.loop_shape());
@@ -215,11 +219,17 @@ AccessTable build_access_table(const Program& program) {
         }
         t.accesses.push_back({vit->second, b, k == 0 ? AccessMode::WRITE : AccessMode::READ});
       }
+      // The contraction facts see an instruction's reads before its write.
+      const Family family = ins.info().family;
+      for (size_t k = 1; k < ins.operands.size(); ++k)
+        if (ins.is_view(k))
+          uses[base_id(ins.view(k).base.get())].access(ins.view(k), false, family);
+      uses[base_id(ins.out().base.get())].access(ins.out(), true, family);
     }
     e.num_access = uint32_t(t.accesses.size()) - e.first_access;
   }
-  for (const Access& a : t.accesses)
-    if (a.mode == AccessMode::SYNC) t.bases[a.base].synced = true;
+  for (size_t b = 0; b < t.bases.size(); ++b)
+    t.bases[b].contractible = uses[b].contractible(*t.bases[b].base);
 
   // Renumber views so that the views of one base are consecutive (bases in first-use order).
   std::vector<uint32_t> per_base(t.bases.size() + 1, 0);

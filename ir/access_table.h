@@ -63,7 +63,9 @@ struct BaseEntry {
   const Base* base = nullptr;
   uint32_t first_view = 0, end_view = 0; // its view ids are [first_view, end_view)
   int32_t creator = -1;                  // the instruction that creates it (new[f]), or -1
-  bool synced = false;                   // the program SYNCs it: it can never be contracted
+  // It may live in registers only when one block holds its accesses (ir/contraction.h): then
+  // the block of its creator and FREE contracts it.
+  bool contractible = false;
   bool viewed = false; // some instruction accesses one of its views (not only FREE/SYNC)
 };
 

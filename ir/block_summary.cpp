@@ -55,7 +55,7 @@ BlockSummary summarize_block(const AccessTable& t, std::span<const uint32_t> ins
         flag = kSynced;
         break;
       }
-      if (t.bases[a.base].creator == int32_t(i) && !t.bases[a.base].synced) flag |= kCreated;
+      if (t.bases[a.base].creator == int32_t(i) && t.bases[a.base].contractible) flag |= kCreated;
       BaseStat b;
       b.base = a.base;
       b.flags = flag;

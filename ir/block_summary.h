@@ -7,10 +7,11 @@
 // i.e. when first_read <= first_write (the instruction that reads and writes the same view,
 // `ADD A, A, 1`, reads it from memory). A base is contracted in the block when the block
 // creates and FREEs it: it never needs memory. Legality guarantees that then every access of
-// the base is in the block (FREE depends on every access of its base). A base the program
-// SYNCs must reach memory, so it is never contracted: kCreated is only set for bases that are
-// never SYNCed. Contraction thus only depends on flags that merging ORs together, which makes
-// every cost model monotonic on all partitions, legal or not.
+// the base is in the block (FREE depends on every access of its base). kCreated is only set for
+// bases the contraction rule allows (ir/contraction.h: never SYNCed, one per-element view, ...),
+// so the cost models count exactly what the node VEM contracts. Contraction thus only depends
+// on flags that merging ORs together, which makes every cost model monotonic on all
+// partitions, legal or not.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +34,7 @@ struct ViewStat {
   bool external_read() const { return first_read != kNever && first_read <= first_write; }
 };
 
-// kCreated: the block holds the base's creator and the program never SYNCs the base.
+// kCreated: the block holds the base's creator and the base is contractible (ir/contraction.h).
 enum BaseFlags : uint8_t { kCreated = 1, kFreed = 2, kSynced = 4 };
 
 // A block with these flags for a base never needs the base in memory.

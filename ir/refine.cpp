@@ -56,7 +56,7 @@ private:
 
   bool try_base(uint32_t base) {
     const BaseEntry& e = t_.bases[base];
-    if (e.creator < 0 || e.synced || free_of_[base] < 0) return false;
+    if (e.creator < 0 || !e.contractible || free_of_[base] < 0) return false;
     const uint32_t f = uint32_t(e.creator), r = uint32_t(free_of_[base]);
     if (!movable(f) || !movable(r)) return false;
     const uint32_t x = of_[f];

@@ -11,6 +11,7 @@ struct RandomProgramOptions {
   int max_instrs = 10;
   bool reductions = true; // sometimes ADD_REDUCE a view into a 0-d view
   bool strided = false;   // views of stride 1..3 (bases of 12..16 elements): interleaved views
+  bool aligned = false; // every view starts at its base's first element (contractible temporaries)
 };
 
 // A random program that the verifier accepts: views inside their bases, inputs that overlap
@@ -32,8 +33,10 @@ inline Program random_program(std::mt19937& rng, const RandomProgramOptions& o =
   auto length = [&] { return mixed ? pick(3, 4) : 4; };
   auto random_view = [&](const BasePtr& base, int64_t len) {
     const int64_t stride = o.strided ? pick(1, 3) : 1;
-    return ProgramBuilder::view(base, pick(0, int(base->nelem - 1 - (len - 1) * stride)), len,
-                                stride);
+    // Half the views start at the base's first element, so that identical views (the ones a
+    // base can be contracted through) recur.
+    const int last = int(base->nelem - 1 - (len - 1) * stride);
+    return ProgramBuilder::view(base, o.aligned || pick(0, 1) ? 0 : pick(0, last), len, stride);
   };
   const int n = pick(1, o.max_instrs);
   for (int i = 0; i < n; ++i) {

@@ -6,7 +6,7 @@
 // reads; or one of them FREEs/SYNCs a base the other touches (DESIGN.md: FREE/SYNC after every
 // access of their base; hassium also keeps later accesses after a FREE/SYNC of their base).
 // Contraction (bohrium cost): a base created and FREEd inside a block, unless the program
-// SYNCs it (hassium's refinement, written down in ir/block_summary.h).
+// SYNCs it or an access needs its memory (hassium's rule, written down in ir/contraction.h).
 #pragma once
 
 #include <algorithm>
@@ -165,9 +165,22 @@ public:
         if (w && !other && b->data == nullptr && !b->external_owner) creator[b] = i;
       }
     }
-    // A base the program SYNCs must reach memory: never contracted.
+    // A base the program SYNCs must reach memory: never contracted. Nor one that needs memory
+    // to be read back: a reduction's output, an indexing or scan operand, two different views
+    // of it, a view that visits an element twice (a broadcast write).
     for (size_t i = 0; i < n_; ++i)
       if (ins_[i].sys && !ins_[i].is_free) creator.erase(ins_[i].sys);
+    std::map<const Base*, const View*> first_view;
+    for (size_t i = 0; i < n_; ++i)
+      for (const auto& v : ins_[i].views) {
+        if (!creator.count(v.base)) continue;
+        const View*& f = first_view[v.base];
+        if (!f) f = v.view;
+        const bool needs_memory = ins_[i].solo || (ins_[i].reduction && v.write) ||
+                                  !f->identical(*v.view) ||
+                                  int64_t(v.elems.size()) != v.view->size();
+        if (needs_memory) creator.erase(v.base);
+      }
     int64_t total = 0;
     for (auto blk : blocks) {
       std::sort(blk.begin(), blk.end());

@@ -1,6 +1,7 @@
 // Tests for vem/node/contraction: which bases a block may keep in registers.
 #include <catch2/catch.hpp>
 
+#include "ir/contraction.h"
 #include "ir/parser.h"
 #include "vem/node/contraction.h"
 
