@@ -22,11 +22,11 @@
 #include <string>
 #include <vector>
 
-#include "ir/algorithms.h"
-#include "ir/fuser.h"
-#include "ir/merge_cache.h"
-#include "ir/parser.h"
-#include "ir/verifier.h"
+#include "ir/fusion/algorithms.h"
+#include "ir/fusion/fuser.h"
+#include "ir/fusion/merge_cache.h"
+#include "ir/text/parser.h"
+#include "ir/text/verifier.h"
 
 using namespace hassium;
 

@@ -4,7 +4,7 @@
 // order of the [stack] filters key, before the VEM fuses and runs the program. Every filter
 // keeps the program's meaning: the same values in every SYNC'd base and in every base that is
 // not FREEd within the program (the frontend may read those later), the same FREEs. Its
-// output passes verify_program (ir/verifier.h) when its input does. Bases a filter creates are
+// output passes verify_program (ir/text/verifier.h) when its input does. Bases a filter creates are
 // temporaries named `_<filter><n>` (unique in the program), written and FREEd in the program,
 // so that fusion can contract them.
 //

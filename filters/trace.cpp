@@ -20,7 +20,7 @@
 
 #include "core/error.h"
 #include "filters/filters.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 
 namespace hassium {
 

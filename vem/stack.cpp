@@ -5,10 +5,10 @@
 #include <string_view>
 
 #include "core/error.h"
-#include "ir/algorithms.h"
-#include "ir/cost_model.h"
-#include "ir/merge_cache.h"
-#include "ir/verifier.h"
+#include "ir/fusion/algorithms.h"
+#include "ir/fusion/cost_model.h"
+#include "ir/fusion/merge_cache.h"
+#include "ir/text/verifier.h"
 #include "vem/node/node_vem.h"
 
 namespace hassium {

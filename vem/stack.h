@@ -9,7 +9,7 @@
 #include "core/backend.h"
 #include "core/config.h"
 #include "core/runtime.h"
-#include "ir/fuser.h"
+#include "ir/fusion/fuser.h"
 #include "ve/cpu/cpu_engine.h"
 #include "vem/node/memory_pool.h"
 

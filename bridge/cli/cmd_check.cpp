@@ -3,8 +3,8 @@
 
 #include "bridge/cli/command.h"
 #include "core/error.h"
-#include "ir/parser.h"
-#include "ir/verifier.h"
+#include "ir/text/parser.h"
+#include "ir/text/verifier.h"
 
 HS_CLI_COMMAND(check) {
   static std::vector<std::string> files;

@@ -7,8 +7,8 @@
 #include "bridge/cli/command.h"
 #include "core/config.h"
 #include "core/filter_registry.h"
-#include "ir/algorithms.h"
-#include "ir/cost_model.h"
+#include "ir/fusion/algorithms.h"
+#include "ir/fusion/cost_model.h"
 
 namespace {
 

@@ -5,11 +5,11 @@
 #include "bridge/cli/command.h"
 #include "core/config.h"
 #include "core/error.h"
-#include "ir/algorithms.h"
-#include "ir/fuser.h"
-#include "ir/parser.h"
-#include "ir/verifier.h"
-#include "ir/wsp_dot.h"
+#include "ir/fusion/algorithms.h"
+#include "ir/fusion/fuser.h"
+#include "ir/fusion/wsp_dot.h"
+#include "ir/text/parser.h"
+#include "ir/text/verifier.h"
 
 namespace {
 

@@ -2,9 +2,9 @@
 #include <iostream>
 
 #include "bridge/cli/command.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
-#include "ir/verifier.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
+#include "ir/text/verifier.h"
 
 HS_CLI_COMMAND(print) {
   static std::string file;

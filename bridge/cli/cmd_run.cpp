@@ -9,9 +9,9 @@
 #include "bridge/cli/command.h"
 #include "core/error.h"
 #include "core/runtime.h"
-#include "ir/fuser.h"
-#include "ir/parser.h"
-#include "ir/verifier.h"
+#include "ir/fusion/fuser.h"
+#include "ir/text/parser.h"
+#include "ir/text/verifier.h"
 #include "vem/stack.h"
 
 namespace {

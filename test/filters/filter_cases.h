@@ -9,9 +9,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "ir/parser.h"
-#include "ir/printer.h"
-#include "ir/verifier.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
+#include "ir/text/verifier.h"
 
 namespace hassium::test {
 

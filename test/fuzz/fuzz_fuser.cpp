@@ -4,7 +4,7 @@
 // the salt of the variant program, byte 3 which of the costlier checks run (marked * below:
 // each on about half the inputs, so that 10^7 executions take about two hours of one core)
 // and where; the rest is the program (fuzz_program.h). Checked, for the chosen cost model:
-// - every algorithm's partition is legal (test/ir/reference_fusion.h: every instruction in
+// - every algorithm's partition is legal (test/ir/fusion/reference_fusion.h: every instruction in
 //   exactly one block, every block fusible, no cycle between blocks, blocks listed in a
 //   dependency order), with blocks in ascending order, and the cost it reports is the model's
 //   cost of its blocks (for `bohrium` also the reference's cost);
@@ -28,12 +28,12 @@
 #include <vector>
 
 #include "fuzz_program.h"
-#include "ir/algorithms.h"
-#include "ir/fuser.h"
-#include "ir/merge_cache.h"
-#include "ir/printer.h"
-#include "ir/program_key.h"
-#include "ir/split_blocks.h"
+#include "ir/fusion/algorithms.h"
+#include "ir/fusion/fuser.h"
+#include "ir/fusion/merge_cache.h"
+#include "ir/fusion/program_key.h"
+#include "ir/fusion/split_blocks.h"
+#include "ir/text/printer.h"
 #include "reference_fusion.h"
 
 using namespace hassium;

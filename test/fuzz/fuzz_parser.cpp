@@ -6,9 +6,9 @@
 #include <string_view>
 
 #include "core/error.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
-#include "ir/verifier.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
+#include "ir/text/verifier.h"
 
 namespace {
 

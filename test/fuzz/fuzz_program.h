@@ -22,7 +22,7 @@
 
 #include "core/error.h"
 #include "core/program.h"
-#include "ir/verifier.h"
+#include "ir/text/verifier.h"
 
 namespace hassium::fuzz {
 

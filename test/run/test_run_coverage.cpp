@@ -5,7 +5,7 @@
 #include <set>
 
 #include "core/opcode.h"
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 
 using namespace hassium;
 

@@ -1,11 +1,11 @@
-// Tests of the CPU engine on programs written in the .hsb text format (ir/parser.h): the whole
+// Tests of the CPU engine on programs written in the .hsb text format (ir/text/parser.h): the whole
 // program as one fused block (bases it FREEs are contracted) against the same program run one
 // instruction per block, and against values worked out by hand.
 #include <cstring>
 
 #include <catch2/catch.hpp>
 
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "test/ve/cpu_fixture.h"
 
 using namespace hassium;

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/error.h"
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "vem/stack.h"
 
 using namespace hassium;

@@ -3,7 +3,7 @@
 
 #include "core/error.h"
 #include "core/pointer_index.h"
-#include "ir/contraction.h"
+#include "ir/fusion/contraction.h"
 
 namespace hassium {
 
@@ -11,7 +11,7 @@ namespace {
 struct BlockUse {
   int block = -1;        // the block of the first instruction naming the base
   bool one_block = true; // every instruction naming it is in `block`
-  BaseUse rule;          // ir/contraction.h
+  BaseUse rule;          // ir/fusion/contraction.h
 };
 } // namespace
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "core/program.h"
-#include "ir/partition.h"
+#include "ir/fusion/partition.h"
 
 namespace hassium {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/program.h"
-#include "ir/partition.h"
+#include "ir/fusion/partition.h"
 #include "ve/engine.h"
 
 namespace hassium {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <iterator>
 
-#include "ir/merge_cache.h"
+#include "ir/fusion/merge_cache.h"
 
 namespace hassium {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "ir/program_key.h"
+#include "ir/fusion/program_key.h"
 #include "vem/node/flush_plan.h"
 
 namespace hassium {

@@ -7,8 +7,8 @@
 #include <unordered_set>
 
 #include "core/dtype.h"
-#include "ir/algorithms.h"
-#include "ir/printer.h"
+#include "ir/fusion/algorithms.h"
+#include "ir/text/printer.h"
 
 namespace hassium {
 

@@ -7,7 +7,7 @@
 
 #include "core/profile.h"
 #include "core/program.h"
-#include "ir/partition.h"
+#include "ir/fusion/partition.h"
 
 namespace hassium {
 

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "core/backend.h"
-#include "ir/fuser.h"
-#include "ir/merge_cache.h"
-#include "ir/program_key.h"
+#include "ir/fusion/fuser.h"
+#include "ir/fusion/merge_cache.h"
+#include "ir/fusion/program_key.h"
 #include "ve/engine.h"
 #include "vem/node/flush_plan.h"
 #include "vem/node/flush_plan_cache.h"
@@ -18,7 +18,8 @@
 namespace hassium {
 
 // What execute() does with a program:
-//  0. with a merge cache: computes the program's key (ir/program_key.h) and looks for a flush
+//  0. with a merge cache: computes the program's key (ir/fusion/program_key.h) and looks for a
+//  flush
 //     plan kept for it (vem/node/flush_plan_cache.h) that holds for this program; found, it
 //     goes to step 4 with that plan (a replay);
 //  1. asks the fuser for a partition (configured algorithm and cost model, through the merge

@@ -13,9 +13,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "ir/algorithms.h"
-#include "ir/merge_cache.h"
-#include "ir/printer.h"
+#include "ir/fusion/algorithms.h"
+#include "ir/fusion/merge_cache.h"
+#include "ir/text/printer.h"
 
 extern char** environ;
 

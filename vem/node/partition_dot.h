@@ -6,8 +6,8 @@
 #include <unordered_set>
 
 #include "core/program.h"
-#include "ir/fuser.h"
-#include "ir/partition.h"
+#include "ir/fusion/fuser.h"
+#include "ir/fusion/partition.h"
 
 namespace hassium {
 
@@ -21,8 +21,8 @@ std::string partition_dot(const Program& program, const Partition& partition,
 // DIR/partition-<hash>.dot, and DIR/partition-<hash>.png made by Graphviz (`dot -Tpng`, run as
 // a subprocess) when `dot` is on PATH and the program has at most kMaxPngInstructions
 // instructions (layout time grows fast). Distinct: the program's merge-cache key (structure,
-// not constant values or base names; ir/merge_cache.h) with the blocks; a file already in the
-// directory (an earlier process) is not written again. Problems (an unwritable directory, a
+// not constant values or base names; ir/fusion/merge_cache.h) with the blocks; a file already in
+// the directory (an earlier process) is not written again. Problems (an unwritable directory, a
 // failing `dot`) are warnings on stderr, once each; the flush goes on.
 class PartitionDotWriter {
 public:

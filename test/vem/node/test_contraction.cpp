@@ -1,8 +1,8 @@
 // Tests for vem/node/contraction: which bases a block may keep in registers.
 #include <catch2/catch.hpp>
 
-#include "ir/contraction.h"
-#include "ir/parser.h"
+#include "ir/fusion/contraction.h"
+#include "ir/text/parser.h"
 #include "vem/node/contraction.h"
 
 using namespace hassium;

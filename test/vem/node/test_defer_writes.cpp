@@ -1,7 +1,7 @@
 // Tests for vem/node/defer_writes: which early writes move, where, and which stay.
 #include <catch2/catch.hpp>
 
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "vem/node/defer_writes.h"
 
 using namespace hassium;

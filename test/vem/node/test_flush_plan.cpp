@@ -6,10 +6,10 @@
 #include <random>
 
 #include "core/error.h"
-#include "ir/merge_cache.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
-#include "test/ir/random_programs.h"
+#include "ir/fusion/merge_cache.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
+#include "test/ir/fusion/random_programs.h"
 #include "vem/node/node_vem.h"
 
 using namespace hassium;

@@ -4,11 +4,11 @@
 
 #include <algorithm>
 
-#include "ir/algorithms.h"
-#include "ir/fuser.h"
-#include "ir/merge_cache.h"
-#include "ir/wsp_graph.h"
-#include "test/ir/cache_programs.h"
+#include "ir/fusion/algorithms.h"
+#include "ir/fusion/fuser.h"
+#include "ir/fusion/merge_cache.h"
+#include "ir/fusion/wsp_graph.h"
+#include "test/ir/fusion/cache_programs.h"
 #include "vem/node/flush_plan_cache.h"
 
 using namespace hassium;

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "vem/node/node_vem.h"
 
 using namespace hassium;

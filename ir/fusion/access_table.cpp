@@ -1,0 +1,283 @@
+// Access table construction: view interning, overlap sweep over boxes, loop classes, creators.
+#include "ir/fusion/access_table.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "core/error.h"
+#include "ir/fusion/contraction.h"
+
+namespace hassium {
+
+namespace {
+
+uint64_t mix(uint64_t h, uint64_t x) {
+  h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h;
+}
+
+struct ViewKeyHash {
+  size_t operator()(const View* v) const {
+    uint64_t h = reinterpret_cast<uintptr_t>(v->base.get());
+    h = mix(h, uint64_t(v->offset));
+    for (size_t k = 0; k < v->shape.size(); ++k) {
+      h = mix(h, uint64_t(v->shape[k]));
+      h = mix(h, uint64_t(v->stride[k]));
+    }
+    return size_t(h);
+  }
+};
+struct ViewKeyEq {
+  bool operator()(const View* a, const View* b) const { return a->identical(*b); }
+};
+
+struct DimsHash {
+  size_t operator()(const Dims& d) const {
+    uint64_t h = d.size();
+    for (auto x : d) h = mix(h, uint64_t(x));
+    return size_t(h);
+  }
+};
+
+InstrKind kind_of(const Instruction& ins) {
+  switch (ins.info().family) {
+  case Family::SYSTEM:
+    return InstrKind::SYSTEM;
+  case Family::ELEMENTWISE:
+  case Family::GENERATOR:
+    return InstrKind::ELEMENTWISE;
+  case Family::REDUCTION:
+    return InstrKind::REDUCTION;
+  case Family::SCAN:
+  case Family::INDEXING:
+  case Family::EXTENSION:
+    return InstrKind::SOLO;
+  }
+  return InstrKind::SOLO;
+}
+
+// A view's elements inside a box of the base seen as rows of `row` elements: every element
+// index is r * row + c with r in [r_lo, r_hi] and c in [c_lo, c_hi]. Dimensions whose stride
+// is a multiple of `row` move r, the others move c; when c never leaves [0, row) that is exact
+// per axis, otherwise the box is the flat interval's rows with every column.
+struct Box {
+  int64_t r_lo, r_hi, c_lo, c_hi;
+  bool meets(const Box& o) const {
+    return r_lo <= o.r_hi && o.r_lo <= r_hi && c_lo <= o.c_hi && o.c_lo <= c_hi;
+  }
+};
+
+Box box_of(const View& v, int64_t row) {
+  const int64_t lo = v.min_index(), hi = v.max_index();
+  Box flat{lo / row, hi / row, 0, row - 1};
+  if (row <= 1 || v.offset < 0) return flat;
+  int64_t rmin = 0, rmax = 0, cmin = 0, cmax = 0;
+  for (size_t k = 0; k < v.shape.size(); ++k) {
+    if (v.shape[k] <= 1) continue;
+    const int64_t ext = v.stride[k] * (v.shape[k] - 1);
+    if (v.stride[k] % row == 0)
+      (ext > 0 ? rmax : rmin) += ext / row;
+    else
+      (ext > 0 ? cmax : cmin) += ext;
+  }
+  const int64_t r0 = v.offset / row, c0 = v.offset % row;
+  if (c0 + cmin < 0 || c0 + cmax >= row) return flat;
+  return {r0 + rmin, r0 + rmax, c0 + cmin, c0 + cmax};
+}
+
+// The row length that cuts a base's views into the tightest boxes: the most common stride
+// (> 1, by absolute value) of their dimensions, the larger one on ties (a matrix's row length
+// when its rows and columns are both viewed); 1 when every view is contiguous.
+int64_t row_length(const AccessTable& t, uint32_t first, uint32_t end) {
+  std::unordered_map<int64_t, uint32_t> count;
+  for (uint32_t v = first; v < end; ++v) {
+    const View& view = *t.views[v].view;
+    for (size_t k = 0; k < view.shape.size(); ++k)
+      if (view.shape[k] > 1 && (view.stride[k] > 1 || view.stride[k] < -1))
+        ++count[view.stride[k] < 0 ? -view.stride[k] : view.stride[k]];
+  }
+  int64_t best = 1;
+  uint32_t most = 0;
+  for (auto [stride, n] : count)
+    if (n > most || (n == most && stride > best)) best = stride, most = n;
+  return best;
+}
+
+// Fills ViewEntry::overlaps for the views [first, end) of one base: the pairs that overlap and
+// of which at least one view is written. Candidates come from a sweep over the views sorted by
+// their boxes' first row: a written view meets every later view whose box starts at or before
+// its last row, a view only read meets only the later written ones (read-read pairs never order
+// or split anything, so they are not even visited). The exact test runs only where the boxes
+// meet, so views that share rows but not columns (a matrix's columns) cost one comparison.
+void find_overlaps(AccessTable& t, uint32_t first, uint32_t end) {
+  if (end - first < 2) return;
+  struct Item {
+    Box box;
+    uint32_t id;
+    bool written;
+  };
+  const int64_t row = row_length(t, first, end);
+  std::vector<Item> items;
+  items.reserve(end - first);
+  for (uint32_t v = first; v < end; ++v) {
+    const View& view = *t.views[v].view;
+    if (view.size() == 0) continue;
+    items.push_back({box_of(view, row), v, t.views[v].written});
+  }
+  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    return a.box.r_lo != b.box.r_lo ? a.box.r_lo < b.box.r_lo : a.id < b.id;
+  });
+  std::vector<uint32_t> written; // positions in items of the written views
+  for (uint32_t i = 0; i < items.size(); ++i)
+    if (items[i].written) written.push_back(i);
+  auto test = [&](const Item& a, const Item& b) {
+    if (a.box.meets(b.box) && overlaps(*t.views[a.id].view, *t.views[b.id].view)) {
+      t.views[a.id].overlaps.push_back(b.id);
+      t.views[b.id].overlaps.push_back(a.id);
+    }
+  };
+  size_t next_written = 0; // the first written position after i
+  for (size_t i = 0; i < items.size(); ++i) {
+    while (next_written < written.size() && written[next_written] <= i) ++next_written;
+    const Item& a = items[i];
+    if (a.written) {
+      for (size_t j = i + 1; j < items.size() && items[j].box.r_lo <= a.box.r_hi; ++j)
+        test(a, items[j]);
+    } else {
+      for (size_t w = next_written; w < written.size(); ++w) {
+        const Item& b = items[written[w]];
+        if (b.box.r_lo > a.box.r_hi) break;
+        test(a, b);
+      }
+    }
+  }
+  for (uint32_t v = first; v < end; ++v)
+    std::sort(t.views[v].overlaps.begin(), t.views[v].overlaps.end());
+}
+
+} // namespace
+
+bool AccessTable::overlapping(uint32_t v, uint32_t u) const {
+  const auto& o = views[v].overlaps;
+  return std::binary_search(o.begin(), o.end(), u);
+}
+
+AccessTable build_access_table(const Program& program) {
+  AccessTable t;
+  t.program = &program;
+  const size_t n = program.instrs.size();
+  t.instrs.resize(n);
+  t.accesses.reserve(n * 3);
+
+  // Bases and views get provisional ids in order of first appearance.
+  std::unordered_map<const Base*, uint32_t> base_ids;
+  std::unordered_map<const View*, uint32_t, ViewKeyHash, ViewKeyEq> view_ids;
+  std::unordered_map<Dims, int32_t, DimsHash> shape_ids;
+  base_ids.reserve(64);
+  view_ids.reserve(n * 2);
+  std::vector<const View*> view_rep;
+  std::vector<uint32_t> view_base;
+  std::vector<BaseUse> uses; // per base: the contraction rule's facts (ir/fusion/contraction.h)
+
+  auto base_id = [&](const Base* b) {
+    auto [it, fresh] = base_ids.try_emplace(b, uint32_t(t.bases.size()));
+    if (fresh) {
+      BaseEntry e;
+      e.base = b;
+      t.bases.push_back(e);
+      uses.emplace_back();
+    }
+    return it->second;
+  };
+
+  for (size_t i = 0; i < n; ++i) {
+    const Instruction& ins = program.instrs[i];
+    InstrEntry& e = t.instrs[i];
+    e.first_access = uint32_t(t.accesses.size());
+    e.kind = kind_of(ins);
+    if (e.kind == InstrKind::SYSTEM) {
+      HS_INTERNAL_ASSERT(!ins.operands.empty() && ins.is_view(0))
+          << "instruction " << i + 1 << ": " << op_name(ins.op) << " needs a base operand";
+      uint32_t b = base_id(ins.view(0).base.get());
+      t.accesses.push_back(
+          {kNoView, b, ins.op == Opcode::FREE ? AccessMode::FREE : AccessMode::SYNC});
+      uses[b].system(ins.op);
+    } else {
+      auto [sit, sfresh] = shape_ids.try_emplace(ins.loop_shape(), int32_t(t.shapes.size()));
+      if (sfresh) t.shapes.push_back(ins.loop_shape());
+      e.shape = sit->second;
+      if (e.kind == InstrKind::REDUCTION) e.axis = ins.axis();
+      for (size_t k = 0; k < ins.operands.size(); ++k) {
+        if (!ins.is_view(k)) continue;
+        const View& v = ins.view(k);
+        uint32_t b = base_id(v.base.get());
+        t.bases[b].viewed = true;
+        auto [vit, vfresh] = view_ids.try_emplace(&v, uint32_t(view_rep.size()));
+        if (vfresh) {
+          view_rep.push_back(&v);
+          view_base.push_back(b);
+        }
+        t.accesses.push_back({vit->second, b, k == 0 ? AccessMode::WRITE : AccessMode::READ});
+      }
+      // The contraction facts see an instruction's reads before its write.
+      const Family family = ins.info().family;
+      for (size_t k = 1; k < ins.operands.size(); ++k)
+        if (ins.is_view(k))
+          uses[base_id(ins.view(k).base.get())].access(ins.view(k), false, family);
+      uses[base_id(ins.out().base.get())].access(ins.out(), true, family);
+    }
+    e.num_access = uint32_t(t.accesses.size()) - e.first_access;
+  }
+  for (size_t b = 0; b < t.bases.size(); ++b)
+    t.bases[b].contractible = uses[b].contractible(*t.bases[b].base);
+
+  // Renumber views so that the views of one base are consecutive (bases in first-use order).
+  std::vector<uint32_t> per_base(t.bases.size() + 1, 0);
+  for (uint32_t b : view_base) ++per_base[b + 1];
+  for (size_t b = 0; b < t.bases.size(); ++b) {
+    per_base[b + 1] += per_base[b];
+    t.bases[b].first_view = per_base[b];
+    t.bases[b].end_view = per_base[b + 1];
+  }
+  std::vector<uint32_t> remap(view_rep.size());
+  t.views.resize(view_rep.size());
+  {
+    std::vector<uint32_t> next(per_base.begin(), per_base.end() - 1);
+    for (uint32_t old = 0; old < view_rep.size(); ++old) {
+      uint32_t b = view_base[old];
+      uint32_t id = next[b]++;
+      remap[old] = id;
+      ViewEntry& ve = t.views[id];
+      ve.base = b;
+      ve.view = view_rep[old];
+      ve.bytes = ve.view->size() * dtype_size(ve.view->dtype());
+    }
+  }
+  for (Access& a : t.accesses)
+    if (a.view != kNoView) {
+      a.view = remap[a.view];
+      if (a.mode == AccessMode::WRITE) t.views[a.view].written = true;
+    }
+  for (size_t b = 0; b < t.bases.size(); ++b)
+    find_overlaps(t, t.bases[b].first_view, t.bases[b].end_view);
+
+  // Creators: the first instruction touching a base without data writes it and reads nothing
+  // of it.
+  std::vector<uint8_t> seen(t.bases.size(), 0);
+  for (size_t i = 0; i < n; ++i) {
+    auto acc = t.accesses_of(i);
+    for (const Access& a : acc) {
+      if (seen[a.base]) continue;
+      bool writes = false, other = false;
+      for (const Access& o : acc)
+        if (o.base == a.base) (o.mode == AccessMode::WRITE ? writes : other) = true;
+      const Base* base = t.bases[a.base].base;
+      if (writes && !other && base->data == nullptr && !base->external_owner)
+        t.bases[a.base].creator = int32_t(i);
+      seen[a.base] = 1;
+    }
+  }
+  return t;
+}
+
+} // namespace hassium

@@ -1,0 +1,511 @@
+// Merge cache: canonical keys, the in-memory table, the checked on-disk store.
+#include "ir/fusion/merge_cache.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "core/cache_file.h"
+#include "core/pointer_index.h"
+#include "core/view_index.h"
+#include "ir/fusion/fusibility.h"
+
+namespace hassium {
+
+namespace {
+
+constexpr char kFileMagic[8] = {'H', 'S', 'F', 'P', '0', '0', '0', '3'}; // 3: opcodes renumbered
+constexpr size_t kMaxFileBytes = size_t(1) << 30;
+constexpr const char* kCacheName = "merge cache";
+
+template <typename T> void put(std::string& s, T x) {
+  char buf[sizeof(T)];
+  std::memcpy(buf, &x, sizeof(T));
+  s.append(buf, sizeof(T));
+}
+
+void put_text(std::string& s, std::string_view text) {
+  put<uint32_t>(s, uint32_t(text.size()));
+  s.append(text);
+}
+
+// Bounds-checked reading of a file's bytes; any shortfall makes ok() false.
+class Reader {
+public:
+  explicit Reader(std::string_view data) : data_(data) {}
+  template <typename T> T get() {
+    T x{};
+    if (data_.size() - pos_ < sizeof(T)) {
+      ok_ = false;
+      pos_ = data_.size();
+      return x;
+    }
+    std::memcpy(&x, data_.data() + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    return x;
+  }
+  std::string_view bytes(uint64_t n) {
+    if (data_.size() - pos_ < n) {
+      ok_ = false;
+      pos_ = data_.size();
+      return {};
+    }
+    std::string_view s = data_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
+  bool ok() const { return ok_; }
+  size_t pos() const { return pos_; }
+  bool at_end() const { return pos_ == data_.size(); }
+
+private:
+  std::string_view data_;
+  size_t pos_ = 0;
+  bool ok_ = true;
+};
+
+std::string hex(uint64_t h) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+} // namespace
+
+uint64_t MergeCache::hash_key(std::string_view key) {
+  return XXH3_64bits(key.data(), key.size());
+}
+
+MergeCache::MergeCache() : MergeCache(Options{}) {}
+
+MergeCache::MergeCache(Options options) : options_(std::move(options)) {
+  if (options_.max_entries == 0) options_.max_entries = 1;
+}
+
+std::unique_ptr<MergeCache> MergeCache::from_config(const Config& config) {
+  const std::string& mode = config.choice("fuser", "cache");
+  if (mode == "none") return nullptr;
+  Options o;
+  if (mode == "disk") o.dir = config.get_string("fuser", "cache_dir");
+  return std::make_unique<MergeCache>(o);
+}
+
+namespace {
+
+// Appends raw bytes; the caller reserved room (an upper bound) beforehand.
+class KeyWriter {
+public:
+  explicit KeyWriter(std::string& out) : out_(out) {}
+  template <typename T> void put(T x) {
+    std::memcpy(out_.data() + n_, &x, sizeof(T));
+    n_ += sizeof(T);
+  }
+  void text(std::string_view s) {
+    put<uint32_t>(uint32_t(s.size()));
+    std::memcpy(out_.data() + n_, s.data(), s.size());
+    n_ += s.size();
+  }
+  size_t size() const { return n_; }
+
+private:
+  std::string& out_;
+  size_t n_ = 0;
+};
+
+} // namespace
+
+namespace {
+
+// Per dimension of a view: extent 1, broadcast (stride 0), reversed (negative stride).
+uint8_t dim_flags(const View& v, size_t d) {
+  return uint8_t((v.shape[d] == 1 ? 1 : 0) | (v.stride[d] == 0 ? 2 : 0) |
+                 (v.stride[d] < 0 ? 4 : 0));
+}
+
+// Shapes -> dense numbers in order of first insertion (open addressing, O(1) reset).
+class ShapeIndex {
+public:
+  void reset(size_t expected) { table_.reset(expected); }
+  uint32_t insert(const Dims& shape) {
+    const uint64_t h = XXH3_64bits(shape.data(), shape.size() * sizeof(int64_t));
+    const uint32_t next = uint32_t(table_.size());
+    bool fresh;
+    return table_
+        .find_or_insert(
+            h, [&](const Slot& s) { return s.hash == h && *s.shape == shape; },
+            [&](Slot& s) {
+              s.shape = &shape;
+              s.hash = h;
+              s.id = next;
+            },
+            fresh)
+        .id;
+  }
+
+private:
+  struct Slot {
+    const Dims* shape = nullptr;
+    uint64_t hash = 0;
+    uint32_t generation = 0;
+    uint32_t id = 0;
+    uint64_t home() const { return hash; }
+  };
+  GenerationTable<Slot> table_;
+};
+
+} // namespace
+
+void MergeCache::write_key(const Program& program, const FuserOptions& options, std::string& out,
+                           Layout* layout, std::vector<Base*>* bases, bool* overlap_free) {
+  size_t bound = 40 + options.algorithm.size() + options.cost_model.size();
+  size_t operands = 0;
+  for (const Instruction& ins : program.instrs) {
+    bound += 3 + 8;
+    operands += ins.operands.size();
+    for (const Operand& opnd : ins.operands)
+      if (const View* v = std::get_if<View>(&opnd))
+        bound += 1 + 4 + 2 + 4 + 1 + 4 + v->shape.size();
+      else
+        bound += 2;
+  }
+  out.resize(bound);
+  KeyWriter k(out);
+  k.put<uint32_t>(0x344b5348); // "HSK4"
+  k.text(options.algorithm);
+  k.text(options.cost_model);
+  k.put<int64_t>(options.algorithm == "optimal" ? options.optimal_budget : 0);
+  k.put<int64_t>(options.split_block_size);
+  k.put<uint32_t>(uint32_t(program.instrs.size()));
+  // Bases, distinct views and shapes are numbered by first appearance: the key keeps which
+  // operands share a base, are the same view or have the same shape, not the numbers. The
+  // layout words: each distinct view's geometry once (an identical view repeats it).
+  // Per-thread tables, reached through references (one TLS lookup, not one per use).
+  thread_local PointerIndex tls_ids;
+  thread_local ViewIndex tls_views;
+  thread_local ShapeIndex tls_shapes;
+  thread_local std::vector<int64_t> tls_words, tls_offsets, tls_relative, tls_first_offset;
+  // Per base (by key number): its first view's number, and whether it is written / has others.
+  thread_local std::vector<uint32_t> tls_first_view;
+  thread_local std::vector<uint8_t> tls_base_flags;
+  struct Span {
+    uint32_t base;
+    int64_t lo, hi;
+    int64_t offset; // then, its residue modulo its base's stride gcd
+  };
+  // Per base: the gcd of its distinct views' strides (of extents > 1); 0 while there are none.
+  thread_local std::vector<int64_t> tls_stride_gcd;
+  thread_local std::vector<Span> tls_spans; // of the distinct non-empty views
+  constexpr uint8_t kWritten = 1, kManyViews = 2;
+  PointerIndex& ids = tls_ids;
+  ViewIndex& views = tls_views;
+  ShapeIndex& shapes = tls_shapes;
+  std::vector<int64_t>& words = tls_words;
+  std::vector<int64_t>& offsets = tls_offsets;
+  std::vector<int64_t>& relative = tls_relative;         // offset - the base's first view's
+  std::vector<int64_t>& first_offset = tls_first_offset; // per base, by key number
+  relative.clear();
+  first_offset.clear();
+  std::vector<uint32_t>& first_view = tls_first_view;
+  std::vector<uint8_t>& base_flags = tls_base_flags;
+  first_view.clear();
+  base_flags.clear();
+  std::vector<Span>& spans = tls_spans;
+  spans.clear();
+  std::vector<int64_t>& stride_gcd = tls_stride_gcd;
+  stride_gcd.clear();
+  ids.reset(program.bases.size());
+  views.reset(operands);
+  shapes.reset(operands);
+  words.clear();
+  offsets.clear();
+  if (bases) bases->clear();
+  double bytes = 0; // of the compute instructions' views, for the size class
+  size_t compute = 0;
+  for (const Instruction& ins : program.instrs) {
+    const bool system = ins.is_system();
+    compute += !system;
+    k.put<uint16_t>(uint16_t(ins.op));
+    k.put<uint8_t>(uint8_t(ins.operands.size()));
+    for (size_t o = 0; o < ins.operands.size(); ++o) {
+      const Operand& opnd = ins.operands[o];
+      if (const View* v = std::get_if<View>(&opnd)) {
+        if (!system) bytes += v->bytes();
+        bool fresh;
+        k.put<uint8_t>('V');
+        const uint32_t base_id = ids.insert(v->base.get(), fresh);
+        k.put<uint32_t>(base_id);
+        if (fresh) {
+          k.put<uint8_t>(uint8_t(v->base->dtype));
+          k.put<uint8_t>(v->base->data != nullptr || v->base->external_owner != nullptr);
+          if (bases) bases->push_back(v->base.get());
+        }
+        const int next = int(views.size());
+        const int id = views.find_or_insert(*v, 0, next);
+        k.put<uint32_t>(uint32_t(id));
+        if (overlap_free) {
+          if (fresh) { // base numbers are dense, in first appearance: a new one is the next
+            first_view.push_back(uint32_t(id));
+            base_flags.push_back(0);
+            stride_gcd.push_back(0);
+          }
+          if (first_view[base_id] != uint32_t(id)) base_flags[base_id] |= kManyViews;
+          if (!system && o == 0) base_flags[base_id] |= kWritten; // the access table's rule
+          if (id == next && v->size() > 0) {
+            spans.push_back({base_id, v->min_index(), v->max_index(), v->offset});
+            int64_t& g = stride_gcd[base_id];
+            for (size_t d = 0; d < v->shape.size(); ++d)
+              if (v->shape[d] > 1) g = std::gcd(g, v->stride[d] < 0 ? -v->stride[d] : v->stride[d]);
+          }
+        }
+        if (id != next) continue; // identical to an earlier operand: all said already
+        k.put<uint8_t>(uint8_t(v->shape.size()));
+        k.put<uint32_t>(shapes.insert(v->shape));
+        for (size_t d = 0; d < v->shape.size(); ++d) k.put<uint8_t>(dim_flags(*v, d));
+        if (layout) {
+          if (fresh) first_offset.push_back(v->offset); // (a new base has a new view)
+          words.push_back(v->base->nelem);
+          offsets.push_back(v->offset);
+          relative.push_back(v->offset - first_offset[base_id]);
+          words.insert(words.end(), v->shape.begin(), v->shape.end());
+          words.insert(words.end(), v->stride.begin(), v->stride.end());
+        }
+      } else {
+        k.put<uint8_t>('C');
+        k.put<uint8_t>(uint8_t(std::get<Scalar>(opnd).dtype));
+      }
+    }
+    // A reduction's or scan's axis shapes its loops (which blocks are fusible, the kernel):
+    // it is structure, not data, so its value is in the key.
+    if ((ins.info().rule == SigRule::REDUCE || ins.info().rule == SigRule::ARG) &&
+        ins.operands.size() > 2 && ins.is_constant(2))
+      k.put<int64_t>(ins.axis());
+  }
+  // The size class: which power of 16 the bytes per compute instruction are in. A partition
+  // depends on the data's size (fuse() cuts blocks of small data, algorithms weigh bytes), so
+  // programs of one structure but sizes far apart get entries of their own.
+  int size_class = 0;
+  for (double b = compute ? bytes / double(compute) : 0; b >= 16 && size_class < 255; b /= 16)
+    ++size_class;
+  k.put<uint8_t>(uint8_t(size_class));
+  out.resize(k.size());
+  if (overlap_free) {
+    // The written bases with several views: views whose offsets differ modulo the gcd g of the
+    // base's strides share no element (each element index is offset + a multiple of g: the
+    // columns of a matrix, interleaved); among views of one residue, the intervals, sorted, must
+    // not meet.
+    *overlap_free = true;
+    std::erase_if(spans,
+                  [&](const Span& s) { return base_flags[s.base] != (kWritten | kManyViews); });
+    for (Span& s : spans) {
+      const int64_t g = stride_gcd[s.base];
+      s.offset = g > 1 ? ((s.offset % g) + g) % g : 0;
+    }
+    std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
+      if (a.base != b.base) return a.base < b.base;
+      return a.offset != b.offset ? a.offset < b.offset : a.lo < b.lo;
+    });
+    for (size_t i = 1; i < spans.size() && *overlap_free; ++i)
+      if (spans[i].base == spans[i - 1].base && spans[i].offset == spans[i - 1].offset &&
+          spans[i].lo <= spans[i - 1].hi)
+        *overlap_free = false;
+  }
+  if (layout) {
+    // The geometry, then everything: the offsets hashed with the geometry as the seed.
+    XXH128_hash_t g = XXH3_128bits(words.data(), words.size() * sizeof(int64_t));
+    XXH128_hash_t h =
+        XXH3_128bits_withSeed(offsets.data(), offsets.size() * sizeof(int64_t), g.low64 ^ g.high64);
+    XXH128_hash_t r = XXH3_128bits_withSeed(relative.data(), relative.size() * sizeof(int64_t),
+                                            g.low64 ^ g.high64);
+    // All zero means unknown; a layout that hashes to it is just never taken as known.
+    *layout = {h.low64, h.high64, g.low64, g.high64, r.low64, r.high64};
+  }
+}
+
+void MergeCache::note_stale() {
+  std::lock_guard lock(mutex_);
+  --stats_.hits;
+  ++stats_.misses;
+  ++stats_.stale;
+}
+
+std::string MergeCache::key(const Program& program, const FuserOptions& options) {
+  std::string k;
+  write_key(program, options, k);
+  return k;
+}
+
+MergeCache::Layout MergeCache::layout(const Program& program) {
+  thread_local std::string key;
+  Layout l{};
+  write_key(program, FuserOptions{}, key, &l);
+  return l;
+}
+
+MergeCache::Entry* MergeCache::entry(std::string_view key, uint64_t hash) {
+  auto [lo, hi] = entries_.equal_range(hash);
+  for (auto it = lo; it != hi; ++it)
+    if (it->second.key == key) return &it->second;
+  return nullptr;
+}
+
+std::optional<Partition> MergeCache::find(std::string_view key, size_t size,
+                                          Layout* stored_layout) {
+  const uint64_t h = hash_key(key);
+  if (stored_layout) *stored_layout = {};
+  {
+    std::lock_guard lock(mutex_);
+    if (Entry* e = entry(key, h)) {
+      ++stats_.hits;
+      if (stored_layout) *stored_layout = e->layout;
+      return e->partition;
+    }
+  }
+  if (!options_.dir.empty()) {
+    if (auto p = read_disk(key, h, size)) {
+      std::lock_guard lock(mutex_);
+      ++stats_.hits;
+      ++stats_.disk_hits;
+      remember(key, h, *p, {});
+      return p;
+    }
+  }
+  std::lock_guard lock(mutex_);
+  ++stats_.misses;
+  return std::nullopt;
+}
+
+void MergeCache::insert(std::string_view key, size_t size, const Partition& partition,
+                        Layout layout) {
+  const uint64_t h = hash_key(key);
+  {
+    std::lock_guard lock(mutex_);
+    remember(key, h, partition, layout);
+  }
+  if (!options_.dir.empty()) write_disk(key, h, size, partition);
+}
+
+void MergeCache::note_checked(std::string_view key, const Partition& p, Layout layout) {
+  std::lock_guard lock(mutex_);
+  if (Entry* e = entry(key, hash_key(key))) {
+    e->partition = p;
+    e->layout = layout;
+  }
+}
+
+void MergeCache::remember(std::string_view key, uint64_t hash, const Partition& p, Layout layout) {
+  if (Entry* e = entry(key, hash)) {
+    e->partition = p;
+    e->layout = layout;
+    return;
+  }
+  while (entries_.size() >= options_.max_entries && !age_.empty()) {
+    auto it = entries_.find(age_.front());
+    age_.pop_front();
+    if (it != entries_.end()) entries_.erase(it);
+  }
+  entries_.emplace(hash, Entry{std::string(key), p, layout});
+  age_.push_back(hash);
+  stats_.entries = entries_.size();
+}
+
+void MergeCache::clear() {
+  std::lock_guard lock(mutex_);
+  entries_.clear();
+  age_.clear();
+  stats_.entries = 0;
+}
+
+MergeCache::Stats MergeCache::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void MergeCache::write_disk(std::string_view key, uint64_t hash, size_t size, const Partition& p) {
+  std::string buf(kFileMagic, sizeof kFileMagic);
+  put<uint64_t>(buf, key.size());
+  buf.append(key);
+  put<uint64_t>(buf, size);
+  put<uint64_t>(buf, p.blocks.size());
+  for (const auto& b : p.blocks) {
+    put<uint64_t>(buf, b.size());
+    for (size_t i : b) put<uint32_t>(buf, uint32_t(i));
+  }
+  put<int64_t>(buf, p.cost);
+  put<uint8_t>(buf, p.proven_optimal);
+  put_text(buf, p.algorithm);
+  put_text(buf, p.cost_model);
+  put<uint64_t>(buf, XXH64(buf.data(), buf.size(), 0));
+
+  std::string error = cache_file::write_atomically(options_.dir, hex(hash) + ".hsfp", buf);
+  {
+    std::lock_guard lock(mutex_);
+    ++(error.empty() ? stats_.disk_writes : stats_.disk_errors);
+  }
+  if (!error.empty())
+    cache_file::warn_once(kCacheName, options_.dir, "write",
+                          error + "; partitions are computed without being kept on disk");
+}
+
+std::optional<Partition> MergeCache::read_disk(std::string_view key, uint64_t hash, size_t size) {
+  const std::string name = hex(hash) + ".hsfp";
+  std::string data, why;
+  auto status = cache_file::read_regular(options_.dir + "/" + name, kMaxFileBytes, data, why);
+  if (status == cache_file::ReadStatus::MISSING) return std::nullopt;
+  auto reject = [&](const char* reason) -> std::optional<Partition> {
+    {
+      std::lock_guard lock(mutex_);
+      ++stats_.disk_rejected;
+    }
+    cache_file::warn_once(kCacheName, options_.dir, "rejected",
+                          "ignored " + name + " (" + (why.empty() ? reason : why) +
+                              "); it is recomputed and replaced");
+    return std::nullopt;
+  };
+  if (status == cache_file::ReadStatus::REJECTED) return reject("");
+  if (data.size() < sizeof kFileMagic + 8) return reject("truncated");
+  if (std::memcmp(data.data(), kFileMagic, 4) != 0) return reject("not a partition file");
+  if (std::memcmp(data.data(), kFileMagic, sizeof kFileMagic) != 0)
+    return reject("another format version");
+  const size_t body = data.size() - 8;
+  uint64_t sum;
+  std::memcpy(&sum, data.data() + body, 8);
+  if (XXH64(data.data(), body, 0) != sum) return reject("bad checksum");
+
+  Reader r(std::string_view(data).substr(sizeof kFileMagic, body - sizeof kFileMagic));
+  uint64_t key_len = r.get<uint64_t>();
+  if (!r.ok() || key_len != key.size() || r.bytes(key_len) != key)
+    return reject("the partition of another program");
+  if (r.get<uint64_t>() != size) return reject("another instruction count");
+  uint64_t nblocks = r.get<uint64_t>();
+  if (!r.ok() || nblocks > size) return reject("not a partition of the program");
+  Partition p;
+  std::vector<uint8_t> seen(size, 0);
+  size_t total = 0;
+  p.blocks.resize(nblocks);
+  for (auto& b : p.blocks) {
+    uint64_t len = r.get<uint64_t>();
+    if (!r.ok() || len == 0 || len > size - total) return reject("not a partition of the program");
+    b.resize(len);
+    for (auto& i : b) {
+      i = r.get<uint32_t>();
+      if (!r.ok() || i >= size || seen[i]) return reject("not a partition of the program");
+      seen[i] = 1;
+    }
+    total += len;
+  }
+  if (total != size) return reject("not a partition of the program");
+  p.cost = r.get<int64_t>();
+  p.proven_optimal = r.get<uint8_t>() != 0;
+  uint32_t alg_len = r.get<uint32_t>();
+  p.algorithm = std::string(r.bytes(alg_len));
+  uint32_t model_len = r.get<uint32_t>();
+  p.cost_model = std::string(r.bytes(model_len));
+  if (!r.ok() || !r.at_end()) return reject("not a partition of the program");
+  return p;
+}
+
+} // namespace hassium

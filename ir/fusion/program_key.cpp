@@ -1,0 +1,34 @@
+// ProgramKey: the key, layout and bases of a flushed program, in one pass over its operands.
+#include "ir/fusion/program_key.h"
+
+#include "ir/fusion/access_table.h"
+#include "ir/fusion/algorithms.h"
+#include "ir/fusion/legality.h"
+#include "ir/fusion/merge_cache.h"
+
+namespace hassium {
+
+void options_in_effect(const Program& program, const FuserOptions& options, FuserOptions& out,
+                       bool& small) {
+  out = options;
+  small = find_algorithm(options.algorithm).searches &&
+          small_program(program, options.search_min_bytes);
+  if (small) out.algorithm = "linear";
+}
+
+void ProgramKey::compute(const Program& program, const FuserOptions& options) {
+  thread_local FuserOptions effective;
+  options_in_effect(program, options, effective, small);
+  MergeCache::write_key(program, effective, text, &layout, &bases, &overlap_free);
+  hash = MergeCache::hash_key(text);
+}
+
+bool partition_holds(const Program& program, const ProgramKey& key, const FlushLayout& planned,
+                     const Partition& p) {
+  if (key.layout == FlushLayout{}) return false; // unknown
+  if (planned == key.layout || key.overlap_free || MergeCache::moved_together(planned, key.layout))
+    return true;
+  return check_partition(build_access_table(program), p.blocks).empty();
+}
+
+} // namespace hassium

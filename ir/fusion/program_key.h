@@ -1,0 +1,43 @@
+// ProgramKey: what identifies a flushed program to the caches that outlive it (the merge cache's
+// partitions, a VEM's flush plans): its key under the fuser options in effect, its layout, its
+// bases in the key's order.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/program.h"
+#include "ir/fusion/fuser.h"
+#include "ir/fusion/partition.h"
+
+namespace hassium {
+
+struct ProgramKey {
+  // MergeCache::write_key under the options fuse() runs the program with (`linear` for a small
+  // program of a searching algorithm), and its hash (MergeCache::hash_key).
+  std::string text;
+  uint64_t hash = 0;
+  FlushLayout layout{};      // MergeCache::layout()
+  std::vector<Base*> bases;  // the program's bases in the key's order (first appearance)
+  bool overlap_free = false; // MergeCache::write_key's: no overlap between views decides legality
+  bool small = false;        // partitioned by linear: too few bytes per instruction for a search
+
+  // Computes it for `program` (reusing this key's memory). The bases point into the program.
+  void compute(const Program& program, const FuserOptions& options);
+};
+
+// The options fuse() runs `program` under: `options`, or `linear` in place of a searching
+// algorithm when the program is small (FuserOptions::search_min_bytes). `small` tells which.
+void options_in_effect(const Program& program, const FuserOptions& options, FuserOptions& out,
+                       bool& small);
+
+// Whether partition `p`, made (or last checked) for a program of `key.text` with layout
+// `planned`, is legal for `program` (of `key`): without a check when the layouts are equal (the
+// same program up to base names), when no overlap between views decides legality
+// (key.overlap_free), or when every base's views moved together; else MergeCache's
+// check_partition decides.
+bool partition_holds(const Program& program, const ProgramKey& key, const FlushLayout& planned,
+                     const Partition& p);
+
+} // namespace hassium
