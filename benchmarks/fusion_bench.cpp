@@ -209,7 +209,7 @@ void bench(const std::string& name, const Program& p, double min_total) {
                 table * 1e3, graph * 1e3, g.num_dependencies(), g.weight_edges().size(),
                 greedy * 1e3);
   }
-  for (const auto& alg : algorithm_names()) {
+  for (const auto& alg : algorithm_registry().names()) {
     if (!g_only.empty() && alg != g_only) continue;
     FuserOptions o;
     o.algorithm = alg;

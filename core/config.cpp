@@ -197,6 +197,10 @@ std::string_view config_type_name(ConfigType t) {
     return "list";
   case ConfigType::k_choice:
     return "choice";
+  case ConfigType::k_component:
+    return "component";
+  case ConfigType::k_component_list:
+    return "component_list";
   }
   return "?";
 }
@@ -206,7 +210,14 @@ std::string ConfigKey::env_name() const {
 }
 
 std::vector<std::string> ConfigKey::valid_values() const {
-  return split(valid, '|');
+  if (type == ConfigType::k_choice) return split(valid, '|');
+  const RegistryBase* r = registry();
+  return r ? r->names() : std::vector<std::string>();
+}
+
+const RegistryBase* ConfigKey::registry() const {
+  if (type != ConfigType::k_component && type != ConfigType::k_component_list) return nullptr;
+  return published_registry(valid);
 }
 
 std::span<const ConfigKey> config_keys() {
@@ -388,7 +399,11 @@ void Config::finish(const Environment& env) {
           << join(kBoolFalse);
       break;
     case ConfigType::k_choice:
-      if (!k.valid.empty()) choice(k.section, k.key);
+    case ConfigType::k_component:
+      choice(k.section, k.key);
+      break;
+    case ConfigType::k_component_list:
+      if (const RegistryBase* r = k.registry()) choice_list(k.section, k.key, *r);
       break;
     case ConfigType::k_list:
       break;
@@ -429,7 +444,9 @@ const ConfigValue& typed(const Config& c, std::string_view section, std::string_
 } // namespace
 
 const std::string& Config::get_string(std::string_view section, std::string_view key) const {
-  return typed(*this, section, key, {ConfigType::k_string, ConfigType::k_choice}).text;
+  return typed(*this, section, key,
+               {ConfigType::k_string, ConfigType::k_choice, ConfigType::k_component})
+      .text;
 }
 
 int64_t Config::get_int(std::string_view section, std::string_view key) const {
@@ -445,32 +462,41 @@ double Config::get_double(std::string_view section, std::string_view key) const 
 }
 
 std::vector<std::string> Config::get_list(std::string_view section, std::string_view key) const {
-  return split(typed(*this, section, key, {ConfigType::k_list}).text, ',');
-}
-
-const std::string& Config::choice(std::string_view section, std::string_view key,
-                                  std::span<const std::string> valid) const {
-  const ConfigValue& v = typed(*this, section, key, {ConfigType::k_choice});
-  HS_USER_ASSERT(std::find(valid.begin(), valid.end(), v.text) != valid.end())
-      << "unknown " << describe(kKeys[key_index(section, key)], v) << "; valid: " << join(valid);
-  return v.text;
+  return split(typed(*this, section, key, {ConfigType::k_list, ConfigType::k_component_list}).text,
+               ',');
 }
 
 const std::string& Config::choice(std::string_view section, std::string_view key) const {
+  const ConfigValue& v =
+      typed(*this, section, key, {ConfigType::k_choice, ConfigType::k_component});
   const ConfigKey& k = kKeys[key_index(section, key)];
-  HS_INTERNAL_ASSERT(!k.valid.empty())
-      << "[" << section << "] " << key << " has no fixed list of names; pass the registry's";
-  return choice(section, key, k.valid_values());
+  if (k.type == ConfigType::k_component) {
+    const RegistryBase* r = k.registry();
+    return r ? choice(section, key, *r) : v.text;
+  }
+  std::vector<std::string> valid = k.valid_values();
+  HS_USER_ASSERT(std::find(valid.begin(), valid.end(), v.text) != valid.end())
+      << "unknown " << describe(k, v) << "; valid: " << join(valid);
+  return v.text;
+}
+
+const std::string& Config::choice(std::string_view section, std::string_view key,
+                                  const RegistryBase& registry) const {
+  const ConfigValue& v = typed(*this, section, key, {ConfigType::k_component});
+  HS_USER_ASSERT(registry.contains(v.text))
+      << "unknown " << describe(kKeys[key_index(section, key)], v)
+      << "; valid: " << registry.joined_names();
+  return v.text;
 }
 
 std::vector<std::string> Config::choice_list(std::string_view section, std::string_view key,
-                                             std::span<const std::string> valid) const {
-  const ConfigValue& v = typed(*this, section, key, {ConfigType::k_list});
+                                             const RegistryBase& registry) const {
+  const ConfigValue& v = typed(*this, section, key, {ConfigType::k_component_list});
   std::vector<std::string> items = split(v.text, ',');
   for (const auto& item : items)
-    HS_USER_ASSERT(std::find(valid.begin(), valid.end(), item) != valid.end())
+    HS_USER_ASSERT(registry.contains(item))
         << "unknown '" << item << "' in " << describe(kKeys[key_index(section, key)], v)
-        << "; valid: " << join(valid);
+        << "; valid: " << registry.joined_names();
   return items;
 }
 

@@ -5,8 +5,9 @@
 // config.ini, the source tree's config.ini); the env var HASSIUM_<SECTION>_<KEY>. Each value
 // remembers where it came from. Everything is checked when a Config is built: unknown
 // sections and keys (file:line, with the valid names), unknown HASSIUM_<SECTION>_* env vars,
-// ints, bools, doubles and fixed choices. Choices whose names live in a registry (fuser
-// algorithms, cost models, filters) are checked by their owner through choice().
+// ints, bools, doubles, fixed choices, and the names of components against the registry of
+// what this build has (core/registry.h), when that registry is published (a program that links
+// no stack publishes none: the owner of the key checks its value where it uses it).
 #pragma once
 
 #include <cstdint>
@@ -17,9 +18,20 @@
 #include <string_view>
 #include <vector>
 
+#include "core/registry.h"
+
 namespace hassium {
 
-enum class ConfigType : uint8_t { k_string, k_int, k_bool, k_double, k_list, k_choice };
+enum class ConfigType : uint8_t {
+  k_string,
+  k_int,
+  k_bool,
+  k_double,
+  k_list,
+  k_choice,
+  k_component,
+  k_component_list
+};
 std::string_view config_type_name(ConfigType t);
 
 // One line of core/config_keys.def.
@@ -28,11 +40,14 @@ struct ConfigKey {
   std::string_view key;
   ConfigType type;
   std::string_view default_value;
-  std::string_view valid; // choice: names separated by '|'; empty = checked by a registry
+  std::string_view valid; // choice: names separated by '|'; component(_list): a registry id
   std::string_view doc;
 
   std::string env_name() const; // HASSIUM_<SECTION>_<KEY>
+  // choice: the fixed names; component(_list): the published registry's (empty when unpublished).
   std::vector<std::string> valid_values() const;
+  // component(_list): the registry published under `valid`, or null (also for other types).
+  const RegistryBase* registry() const;
 };
 
 // Every key, in the order of config_keys.def.
@@ -90,14 +105,23 @@ public:
   bool get_bool(std::string_view section, std::string_view key) const;
   double get_double(std::string_view section, std::string_view key) const;
   std::vector<std::string> get_list(std::string_view section, std::string_view key) const;
-  // A choice key's value; throws UserError naming the key, its source and `valid` when the
-  // value is not one of them. Without `valid`, uses the fixed list of config_keys.def.
-  const std::string& choice(std::string_view section, std::string_view key,
-                            std::span<const std::string> valid) const;
+  // A choice or component key's value; throws UserError naming the key, its source and the
+  // valid names when the value is not one of them. A choice is checked against the fixed list
+  // of config_keys.def; a component against its published registry, and not at all when none
+  // is published (its owner checks: see component()).
   const std::string& choice(std::string_view section, std::string_view key) const;
-  // A list key whose every item must be one of `valid` (e.g. filter names).
+  // A component key's value checked against `registry` (published or not).
+  const std::string& choice(std::string_view section, std::string_view key,
+                            const RegistryBase& registry) const;
+  // A component_list key's items, each checked against `registry`.
   std::vector<std::string> choice_list(std::string_view section, std::string_view key,
-                                       std::span<const std::string> valid) const;
+                                       const RegistryBase& registry) const;
+  // The registry entry a component key names: what owners read their key with.
+  template <class T>
+  const T& component(std::string_view section, std::string_view key,
+                     const Registry<T>& registry) const {
+    return registry.find(choice(section, key, registry)).value;
+  }
 
   const ConfigValue& value(std::string_view section, std::string_view key) const;
   // The value of config_keys()[i].

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/program.h"
+#include "core/registry.h"
 
 namespace hassium {
 
@@ -21,10 +22,9 @@ struct NamedFilter {
   FilterFn fn;
 };
 
-// Registers a filter; registering a name twice replaces the first. Thread-safe.
-void register_filter(std::string name, FilterFn fn);
-// Names of the registered filters, sorted.
-std::vector<std::string> filter_names();
+// The filters by name (id "stack.filters"), in registration order: linking hassium_filters adds
+// the built-in ones (filters/registry.cpp); a program may add its own. Thread-safe.
+Registry<FilterFn>& filter_registry();
 // The filters of a comma-separated list (e.g. the [stack] filters key), in list order.
 // Blanks around names are ignored; an empty list gives no filters. Throws UserError naming
 // an unknown filter and listing the valid ones.

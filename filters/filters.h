@@ -76,7 +76,7 @@ void reset_trace();
 
 // The registered name of every filter above, in the order of the one list.
 std::vector<std::string> builtin_filter_names();
-// Registers them with the core registry (done at start-up; idempotent).
+// Adds them to the core registry, filter_registry() (done at start-up; idempotent).
 void register_builtin_filters();
 
 } // namespace hassium

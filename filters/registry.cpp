@@ -1,4 +1,4 @@
-// The one list of filters: name -> pass, registered with the core registry at start-up.
+// The one list of filters: name -> pass, added to the core registry at start-up.
 #include <mutex>
 
 #include "core/config.h"
@@ -9,27 +9,29 @@ namespace hassium {
 
 namespace {
 
-struct Entry {
-  const char* name;
-  FilterFn fn;
-};
-
 // THE list. Passes that take options read them from the process configuration at each flush
 // (so HASSIUM_FILTERS_* set before a flush apply to it).
-const std::vector<Entry>& entries() {
-  static const std::vector<Entry> list = {
-      {"expand_power", [](Program p) { return expand_power(std::move(p)); }},
+const std::vector<RegistryEntry<FilterFn>>& entries() {
+  static const std::vector<RegistryEntry<FilterFn>> list = {
+      {"expand_power", [](Program p) { return expand_power(std::move(p)); },
+       "POWER by a small constant exponent -> multiplications, bit-identical to NumPy"},
       {"split_reduction",
        [](Program p) {
          return split_reduction(std::move(p),
                                 SplitReductionOptions::from_config(*Config::global()));
-       }},
-      {"remove_identity", [](Program p) { return remove_identity(std::move(p)); }},
-      {"forward_copies", [](Program p) { return forward_copies(std::move(p)); }},
-      {"fold_constants", [](Program p) { return fold_constants(std::move(p)); }},
-      {"remove_dead", [](Program p) { return remove_dead(std::move(p)); }},
+       },
+       "a reduction over one long axis -> two over a (rows, cols) reshape of it"},
+      {"remove_identity", [](Program p) { return remove_identity(std::move(p)); },
+       "copies that only rename a temporary are dropped"},
+      {"forward_copies", [](Program p) { return forward_copies(std::move(p)); },
+       "temporary copies of a view that is read or updated in place -> the view itself"},
+      {"fold_constants", [](Program p) { return fold_constants(std::move(p)); },
+       "element-wise operations of constants -> a fill with the computed value"},
+      {"remove_dead", [](Program p) { return remove_dead(std::move(p)); },
+       "instructions whose output is FREEd unread are removed"},
       {"trace",
-       [](Program p) { return trace(std::move(p), TraceOptions::from_config(*Config::global())); }},
+       [](Program p) { return trace(std::move(p), TraceOptions::from_config(*Config::global())); },
+       "appends each flush's bytecode to [filters] trace_file"},
   };
   return list;
 }
@@ -52,7 +54,7 @@ std::vector<std::string> builtin_filter_names() {
 void register_builtin_filters() {
   static std::once_flag once;
   std::call_once(once, [] {
-    for (const auto& e : entries()) register_filter(e.name, e.fn);
+    for (const auto& e : entries()) filter_registry().add(e);
   });
 }
 

@@ -1,105 +1,88 @@
-// The execution stack: registries of engines and VEMs by name, assembly, installation.
+// The execution stack: registries of engines and VEMs, publication of all registries, assembly,
+// installation.
 #include "vem/stack.h"
 
-#include <functional>
-#include <string_view>
+#include <initializer_list>
+#include <mutex>
 
 #include "core/error.h"
+#include "core/filter_registry.h"
 #include "ir/fusion/algorithms.h"
 #include "ir/fusion/cost_model.h"
 #include "ir/fusion/merge_cache.h"
 #include "ir/text/verifier.h"
+#include "ve/cpu/host_info.h"
 #include "vem/node/node_vem.h"
 
 namespace hassium {
 
 namespace {
-using EngineFactory = std::function<std::unique_ptr<Engine>(const StackOptions&)>;
-using VemFactory =
-    std::function<std::unique_ptr<Backend>(std::unique_ptr<Engine>, const StackOptions&)>;
-
-struct EngineEntry {
-  std::string_view name;
-  EngineFactory make;
-};
-struct VemEntry {
-  std::string_view name;
-  VemFactory make;
-};
-
-// The one list of engines.
-const std::vector<EngineEntry>& engines() {
-  static const std::vector<EngineEntry> list = {
-      {"cpu", [](const StackOptions& o) { return make_cpu_engine(o.cpu); }},
-  };
-  return list;
-}
-
 std::unique_ptr<MergeCache> make_merge_cache(const StackOptions& o) {
-  if (o.merge_cache == "none") return nullptr;
+  if (o.merge_cache == MergeCacheMode::NONE) return nullptr;
   MergeCache::Options mo;
-  if (o.merge_cache == "disk") mo.dir = o.merge_cache_dir;
+  if (o.merge_cache == MergeCacheMode::DISK) mo.dir = o.merge_cache_dir;
   return std::make_unique<MergeCache>(mo);
-}
-
-// The one list of VEMs.
-const std::vector<VemEntry>& vems() {
-  static const std::vector<VemEntry> list = {
-      {"node",
-       [](std::unique_ptr<Engine> engine, const StackOptions& o) -> std::unique_ptr<Backend> {
-         auto vem = std::make_unique<NodeVem>(std::move(engine), o.fuser, make_merge_cache(o),
-                                              o.memory, o.dot_dir);
-         vem->set_profiling(o.profile);
-         return vem;
-       }},
-  };
-  return list;
-}
-
-template <typename Entry>
-const Entry& find_entry(const std::vector<Entry>& list, std::string_view name,
-                        std::string_view what) {
-  for (const auto& e : list)
-    if (e.name == name) return e;
-  std::string valid;
-  for (const auto& e : list) valid += (valid.empty() ? "" : ", ") + std::string(e.name);
-  throw UserError("unknown " + std::string(what) + " '" + std::string(name) +
-                  "'; this build has: " + valid);
-}
-
-template <typename Entry> std::vector<std::string> names_of(const std::vector<Entry>& list) {
-  std::vector<std::string> names;
-  for (const auto& e : list) names.emplace_back(e.name);
-  return names;
 }
 } // namespace
 
-std::vector<std::string> engine_names() {
-  return names_of(engines());
+// The one list of engines: an engine built in (ve/gpu, ve/opencl, ve/cuda ...) is one entry.
+const Registry<EngineComponent>& engine_registry() {
+  static const Registry<EngineComponent> registry(
+      "stack.engine", "engine",
+      {{"cpu",
+        {[](const StackOptions& o) { return make_cpu_engine(o.cpu); }, probe_cpu_engine},
+        "LLVM JIT + OpenMP on this machine's cores"}});
+  return registry;
 }
-std::vector<std::string> vem_names() {
-  return names_of(vems());
+
+// The one list of VEMs.
+const Registry<VemComponent>& vem_registry() {
+  static const Registry<VemComponent> registry(
+      "stack.vem", "VEM",
+      {{"node",
+        {[](std::unique_ptr<Engine> engine, const StackOptions& o) -> std::unique_ptr<Backend> {
+           auto vem = std::make_unique<NodeVem>(std::move(engine), o.fuser, make_merge_cache(o),
+                                                o.memory, o.dot_dir);
+           vem->set_profiling(o.profile);
+           return vem;
+         },
+         [] {
+           return ComponentProbe{true, "this machine", {}};
+         }},
+        "one machine: fusion, merge cache, memory pool, blocks run in order"}});
+  return registry;
+}
+
+void publish_builtin_registries() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (const RegistryBase* r : std::initializer_list<const RegistryBase*>{
+             &engine_registry(), &vem_registry(), &filter_registry(), &algorithm_registry(),
+             &cost_model_registry(), &merge_cache_registry(), &kernel_cache_registry(),
+             &wait_policy_registry(), &cpu::blas_registry()})
+      publish_registry(*r);
+  });
 }
 
 StackOptions StackOptions::from_config(const Config& config) {
   StackOptions o;
-  o.engine = config.choice("stack", "engine");
-  o.vem = config.choice("stack", "vem");
-  o.filters = config.get_list("stack", "filters");
+  o.engine = config.choice("stack", "engine", engine_registry());
+  o.vem = config.choice("stack", "vem", vem_registry());
+  o.filters = config.choice_list("stack", "filters", filter_registry());
   o.fuser = FuserOptions::from_config(config);
-  o.merge_cache = config.choice("fuser", "cache");
+  o.merge_cache = config.component("fuser", "cache", merge_cache_registry());
   o.merge_cache_dir = config.get_string("fuser", "cache_dir");
   o.cpu.threads = int(config.get_int("cpu", "threads"));
   o.cpu.opt_level = int(config.get_int("cpu", "opt_level"));
   o.cpu.tiered_compile = config.get_bool("cpu", "tiered_compile");
   o.cpu.optimize_at_exit = config.get_bool("cpu", "optimize_at_exit");
   o.cpu.large_kernel = config.get_int("cpu", "large_kernel");
-  o.cpu.cache = parse_kernel_cache_mode(config.choice("cpu", "kernel_cache"));
+  o.cpu.cache = config.component("cpu", "kernel_cache", kernel_cache_registry());
   o.cpu.cache_dir = config.get_string("cpu", "cache_dir");
-  o.cpu.wait_policy = parse_wait_policy(config.choice("cpu", "wait_policy"));
+  o.cpu.wait_policy = config.component("cpu", "wait_policy", wait_policy_registry());
   o.cpu.drop_compiler_pages = config.get_bool("cpu", "drop_compiler_pages");
   o.cpu.adaptive_threads = config.get_bool("cpu", "adaptive_threads");
-  o.cpu.blas = cpu::parse_blas_choice(config.choice("cpu", "blas"));
+  o.cpu.blas = config.component("cpu", "blas", cpu::blas_registry());
   o.memory.enabled = config.get_bool("memory", "pool");
   o.memory.cap_bytes = size_t(std::max<int64_t>(0, config.get_int("memory", "pool_cap_mb"))) << 20;
   o.memory.huge_pages = config.get_bool("memory", "huge_pages");
@@ -109,14 +92,14 @@ StackOptions StackOptions::from_config(const Config& config) {
 }
 
 Stack build_stack(const StackOptions& options) {
-  find_algorithm(options.fuser.algorithm); // fail before building anything
-  find_cost_model(options.fuser.cost_model);
+  algorithm_registry().find(options.fuser.algorithm); // fail before building anything
+  cost_model_registry().find(options.fuser.cost_model);
   std::string list;
   for (const auto& f : options.filters) list += (list.empty() ? "" : ",") + f;
   Stack stack;
   stack.filters = resolve_filters(list);
-  const VemEntry& vem = find_entry(vems(), options.vem, "VEM ([stack] vem)");
-  const EngineEntry& engine = find_entry(engines(), options.engine, "engine ([stack] engine)");
+  const VemComponent& vem = vem_registry().find(options.vem).value;
+  const EngineComponent& engine = engine_registry().find(options.engine).value;
   stack.backend = vem.make(engine.make(options), options);
   stack.profile = options.profile;
 #ifndef NDEBUG
@@ -126,10 +109,12 @@ Stack build_stack(const StackOptions& options) {
 }
 
 void install_stack(const StackOptions& options, Runtime& runtime) {
+  publish_builtin_registries();
   runtime.install(build_stack(options));
 }
 
 void install_stack() {
+  publish_builtin_registries();
   install_stack(StackOptions::from_config(*Config::global()));
 }
 

@@ -1,15 +1,18 @@
 // The execution stack: engine + VEM + filters, built from the configuration, installed in the
-// Runtime.
+// Runtime; and the registries of every component this library has, published for the config.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/backend.h"
 #include "core/config.h"
+#include "core/registry.h"
 #include "core/runtime.h"
 #include "ir/fusion/fuser.h"
+#include "ir/fusion/merge_cache.h"
 #include "ve/cpu/cpu_engine.h"
 #include "vem/node/memory_pool.h"
 
@@ -19,12 +22,12 @@ namespace hassium {
 // and [profile] sections. Callers may change fields before building (the `hassium run`
 // options --algorithm and --cost-model do).
 struct StackOptions {
-  std::string engine = "cpu";       // a name of engine_names()
-  std::string vem = "node";         // a name of vem_names()
-  std::vector<std::string> filters; // names of the filter registry, applied in order
+  std::string engine = "cpu";       // a name of engine_registry()
+  std::string vem = "node";         // a name of vem_registry()
+  std::vector<std::string> filters; // names of filter_registry(), applied in order
   FuserOptions fuser;
-  std::string merge_cache = "memory"; // none | memory | disk
-  std::string merge_cache_dir;
+  MergeCacheMode merge_cache = MergeCacheMode::MEMORY;
+  std::string merge_cache_dir; // merge_cache == DISK: the partitions' directory
   CpuOptions cpu;
   MemoryPoolOptions memory;
   bool profile = false;
@@ -33,9 +36,30 @@ struct StackOptions {
   static StackOptions from_config(const Config& config);
 };
 
-// The registries of engines and VEMs built into this library, in their listed order.
-std::vector<std::string> engine_names();
-std::vector<std::string> vem_names();
+// An engine `[stack] engine` may name: how to make one, and whether it can run here.
+struct EngineComponent {
+  std::function<std::unique_ptr<Engine>(const StackOptions&)> make;
+  std::function<ComponentProbe()> probe; // `hassium info`
+};
+// A VEM `[stack] vem` may name: how to make one over an engine, and whether it can run here.
+struct VemComponent {
+  std::function<std::unique_ptr<Backend>(std::unique_ptr<Engine>, const StackOptions&)> make;
+  std::function<ComponentProbe()> probe;
+};
+
+// The engines and VEMs built into this library (ids "stack.engine", "stack.vem"). Adding one is
+// one entry in vem/stack.cpp: its name, {factory, probe}, a one-line doc; config validation,
+// `hassium config --doc` and `hassium info` read it from there (README's [stack] row and
+// config.ini's `Valid` line name it too: test_readme_config.py and test_registries.py check).
+const Registry<EngineComponent>& engine_registry();
+const Registry<VemComponent>& vem_registry();
+
+// Publishes the registry of every component key (core/config_keys.def) that this library has:
+// engines, VEMs, filters (the built-in ones added first), partition algorithms, cost models,
+// merge cache modes, kernel cache modes, wait policies and BLAS choices. From then on a
+// configuration naming a component that is not built in fails when it is loaded. Idempotent;
+// install_stack() calls it, and so do the frontends before they first read the configuration.
+void publish_builtin_registries();
 
 // Builds the backend (VEM over engine) and resolves the filters. Throws UserError for an
 // unknown engine, VEM, filter, algorithm or cost model, listing the valid names.

@@ -6,19 +6,9 @@
 
 #include "bridge/cli/command.h"
 #include "core/config.h"
-#include "core/filter_registry.h"
-#include "ir/fusion/algorithms.h"
-#include "ir/fusion/cost_model.h"
+#include "core/registry.h"
 
 namespace {
-
-// Keys whose valid names live in a registry, checked here so that `hassium config` reports
-// every bad value. Add a line when a registry appears.
-void check_registry_names(const hassium::Config& config) {
-  config.choice_list("stack", "filters", hassium::filter_names());
-  config.choice("fuser", "algorithm", hassium::algorithm_names());
-  config.choice("fuser", "cost_model", hassium::cost_model_names());
-}
 
 // `section.key = value    (source)`, the sources aligned in one column.
 void print_effective(const hassium::Config& config) {
@@ -37,15 +27,23 @@ void print_effective(const hassium::Config& config) {
               << config.value_at(i).source.str() << ")\n";
 }
 
-// Every key: type, valid names, default, env var and what it does.
+// Every key: type, valid values, default, env var and what it does; for a component key, the
+// components this build has (its published registry), each with its doc.
 void print_doc() {
   for (const auto& k : hassium::config_keys()) {
+    const hassium::RegistryBase* registry = k.registry();
     std::cout << k.section << "." << k.key << "  " << hassium::config_type_name(k.type);
-    if (!k.valid.empty()) std::cout << " (" << k.valid << ")";
-    if (k.type == hassium::ConfigType::k_choice && k.valid.empty())
-      std::cout << " (names from a registry)";
+    if (k.type == hassium::ConfigType::k_choice)
+      std::cout << " (" << k.valid << ")";
+    else if (registry)
+      std::cout << " (" << registry->joined_names() << ")";
+    else if (!k.valid.empty())
+      std::cout << " (registry " << k.valid << ": not in this build)";
     std::cout << ", default '" << k.default_value << "', env " << k.env_name() << "\n    " << k.doc
               << "\n";
+    if (registry)
+      for (const std::string& name : registry->names())
+        std::cout << "      " << name << ": " << registry->doc(name) << "\n";
   }
 }
 
@@ -57,15 +55,14 @@ HS_CLI_COMMAND(config) {
       "config", "Print the effective configuration: one line per key, `section.key = value "
                 "(source)`, where the source is default, FILE:LINE or env VAR. Exits 1 with the "
                 "error when the configuration is bad (config.ini documents every key).");
-  sub->add_flag("--doc", doc, "list every key with its type, valid values, default and env var");
+  sub->add_flag("--doc", doc,
+                "list every key with its type, valid values (the components built in), default "
+                "and env var");
   sub->callback([&exit_code] {
-    if (doc) {
+    if (doc)
       print_doc();
-    } else {
-      auto config = hassium::Config::global();
-      check_registry_names(*config);
-      print_effective(*config);
-    }
+    else
+      print_effective(*hassium::Config::global()); // checked as it loads, components included
     exit_code = 0;
   });
 }

@@ -16,12 +16,6 @@ namespace {
 // Graphs above this many instructions are drawn without fuse-preventing edges (O(n^2)).
 constexpr size_t kDotFusePreventingLimit = 300;
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string s;
-  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
-  return s;
-}
-
 } // namespace
 
 HS_CLI_COMMAND(fuse) {
@@ -32,10 +26,11 @@ HS_CLI_COMMAND(fuse) {
               "block with its 1-based instruction numbers, in execution order, then "
               "`cost: N UNIT`. Defaults come from the [fuser] section of the configuration.");
   sub->add_option("file", file, "the .hsb file")->required();
-  auto* alg = sub->add_option("--algorithm", algorithm,
-                              "partition algorithm: " + joined(hassium::algorithm_names()));
+  auto* alg =
+      sub->add_option("--algorithm", algorithm,
+                      "partition algorithm: " + hassium::algorithm_registry().joined_names());
   auto* model = sub->add_option("--cost-model", cost_model,
-                                "cost model: " + joined(hassium::cost_model_names()));
+                                "cost model: " + hassium::cost_model_registry().joined_names());
   auto* bud = sub->add_option("--budget", budget, "search nodes of `optimal`");
   sub->add_option("--dot", dot, "write the WSP graph with the partition as clusters (Graphviz)");
   sub->callback([alg, model, bud] {

@@ -9,6 +9,7 @@
 #include "bridge/cli/command.h"
 #include "core/error.h"
 #include "core/runtime.h"
+#include "ir/fusion/algorithms.h"
 #include "ir/fusion/fuser.h"
 #include "ir/text/parser.h"
 #include "ir/text/verifier.h"
@@ -146,7 +147,7 @@ HS_CLI_COMMAND(run) {
                 "print the partition algorithms, one a line, and exit");
   sub->callback([&] {
     if (list_algorithms) {
-      for (const auto& name : hassium::algorithm_names()) std::cout << name << "\n";
+      for (const auto& name : hassium::algorithm_registry().names()) std::cout << name << "\n";
       exit_code = 0;
       return;
     }

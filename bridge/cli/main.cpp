@@ -4,6 +4,7 @@
 
 #include "bridge/cli/command.h"
 #include "core/error.h"
+#include "vem/stack.h"
 
 namespace hassium::cli {
 std::vector<std::pair<std::string, CommandSetup>>& CommandRegistry::commands() {
@@ -16,6 +17,8 @@ int main(int argc, char** argv) {
   CLI::App app{"hassium: a runtime array-bytecode virtual machine with JIT fusion"};
   app.require_subcommand(1);
   int exit_code = 0;
+  // Before any command reads the configuration: it may only name components built in.
+  hassium::publish_builtin_registries();
   auto& commands = hassium::cli::CommandRegistry::commands();
   std::sort(commands.begin(), commands.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });

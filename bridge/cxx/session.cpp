@@ -17,6 +17,14 @@ namespace hassium {
 
 namespace {
 std::atomic<int64_t> g_next_name{0};
+
+// The process's configuration, first read once every registry is published: it may only name
+// components built in.
+std::shared_ptr<const Config> config() {
+  publish_builtin_registries();
+  return Config::global();
+}
+
 // The flush threshold: set_flush_threshold()'s value, or [cxx] flush_threshold read at the first
 // use after -1 (the start, or set_flush_threshold(-1)).
 std::atomic<int64_t> g_threshold{-1};
@@ -29,7 +37,7 @@ std::atomic<int64_t> g_epoch{0};
 struct Policy {
   std::mutex mutex;
   FlushPolicy policy;
-  Policy() { policy.set_align(Config::global()->get_bool("cxx", "align_flushes")); }
+  Policy() { policy.set_align(config()->get_bool("cxx", "align_flushes")); }
 };
 Policy& policy() {
   static Policy* p = new Policy; // never destroyed: base_refs may die during static destruction
@@ -67,7 +75,7 @@ void set_flush_threshold(int64_t n) {
 int64_t flush_threshold() {
   int64_t n = g_threshold;
   if (n >= 0) return n;
-  n = std::max<int64_t>(0, Config::global()->get_int("cxx", "flush_threshold"));
+  n = std::max<int64_t>(0, config()->get_int("cxx", "flush_threshold"));
   int64_t unset = -1;
   return g_threshold.compare_exchange_strong(unset, n) ? n : int64_t(g_threshold);
 }

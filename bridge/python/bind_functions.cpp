@@ -9,6 +9,8 @@
 #include "bridge/python/indexing.h"
 #include "bridge/python/ufunc.h"
 #include "core/config.h"
+#include "core/error.h"
+#include "core/registry.h"
 
 namespace hassium::python {
 
@@ -117,6 +119,21 @@ py::object where3(py::handle cond, py::handle x, py::handle y) {
 } // namespace
 
 void bind_functions(py::module_& m) {
+  m.def(
+      "registry_names",
+      [](const std::string& id) {
+        const RegistryBase* r = published_registry(id);
+        if (!r) {
+          std::string ids;
+          for (const RegistryBase* p : published_registries())
+            ids += (ids.empty() ? "" : ", ") + p->id();
+          throw UserError("no registry '" + id + "' is published in this build; published: " +
+                          (ids.empty() ? "none" : ids));
+        }
+        return r->names();
+      },
+      "The names a component key of the configuration may take in this build, by the "
+      "registry's id (\"stack.engine\", \"fuser.algorithm\", ...), in registration order.");
   m.def("flush", &flush, "Runs every pending instruction.");
   m.def("pending", &pending_count, "Instructions recorded since the last flush.");
   m.def("set_flush_threshold", &set_flush_threshold);

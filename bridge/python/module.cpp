@@ -5,6 +5,7 @@
 #ifdef HASSIUM_HAVE_STACK
 #include "core/config.h"
 #include "ve/cpu/blas.h"
+#include "ve/cpu/openmp.h"
 #include "vem/stack.h"
 #endif
 
@@ -14,7 +15,8 @@ namespace {
 void blas_threads_wait_as_configured() {
 #ifdef HASSIUM_HAVE_STACK
   if (PyDict_GetItemString(PyImport_GetModuleDict(), "numpy")) return;
-  if (hassium::Config::global()->choice("cpu", "wait_policy") == "passive")
+  if (hassium::Config::global()->component("cpu", "wait_policy", hassium::wait_policy_registry()) ==
+      hassium::WaitPolicy::PASSIVE)
     hassium::cpu::blas_threads_spin_briefly();
 #endif
 }
@@ -23,6 +25,10 @@ void blas_threads_wait_as_configured() {
 PYBIND11_MODULE(_hassium, m) {
   namespace hp = hassium::python;
   m.doc() = "hassium's C++ core for Python: lazy arrays recording bytecode into the runtime";
+#ifdef HASSIUM_HAVE_STACK
+  // Before the configuration is first read: it may only name components built in.
+  hassium::publish_builtin_registries();
+#endif
   blas_threads_wait_as_configured(); // before anything here imports NumPy
   hp::bind_ndarray(m);
   hp::bind_ufuncs(m);
@@ -39,8 +45,9 @@ PYBIND11_MODULE(_hassium, m) {
   m.def(
       "blas",
       [] {
-        const auto choice = hassium::Config::global()->choice("cpu", "blas");
-        return hassium::cpu::blas(hassium::cpu::parse_blas_choice(choice)).description;
+        const auto choice =
+            hassium::Config::global()->component("cpu", "blas", hassium::cpu::blas_registry());
+        return hassium::cpu::blas(choice).description;
       },
       "Which BLAS the CPU engine's matrix products call under [cpu] blas (resolved now if no "
       "product ran yet).");

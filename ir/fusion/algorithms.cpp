@@ -1,8 +1,6 @@
 // The registry of partition algorithms, and the context they run in.
 #include "ir/fusion/algorithms.h"
 
-#include <sstream>
-
 #include "core/error.h"
 
 namespace hassium {
@@ -28,30 +26,23 @@ Partition FusionContext::finish(std::vector<std::vector<size_t>> blocks, std::st
   return p;
 }
 
-std::span<const AlgorithmEntry> algorithm_registry() {
-  static const AlgorithmEntry list[] = {
-      {"singleton", singleton_partition, "one block per instruction"},
-      {"linear", linear_partition, "add each instruction to the current block unless illegal"},
-      {"unintrusive", unintrusive_partition, "only merges that are surely in an optimum", true},
-      {"greedy", greedy_partition, "merge over the heaviest legal weight edge first", true},
-      {"optimal", optimal_partition, "branch and bound, within optimal_budget search nodes", true},
-  };
-  return list;
-}
-
-std::vector<std::string> algorithm_names() {
-  std::vector<std::string> names;
-  for (const auto& e : algorithm_registry()) names.emplace_back(e.name);
-  return names;
-}
-
-const AlgorithmEntry& find_algorithm(std::string_view name) {
-  for (const auto& e : algorithm_registry())
-    if (e.name == name) return e;
-  std::ostringstream valid;
-  for (const auto& e : algorithm_registry()) valid << (valid.tellp() ? ", " : "") << e.name;
-  throw UserError("unknown fusion algorithm '" + std::string(name) + "' (valid: " + valid.str() +
-                  ")");
+const Registry<Algorithm>& algorithm_registry() {
+  static const Registry<Algorithm> registry(
+      "fuser.algorithm", "fusion algorithm",
+      {
+          {"singleton", {singleton_partition}, "one block per instruction"},
+          {"linear",
+           {linear_partition},
+           "add each instruction to the current block unless illegal"},
+          {"unintrusive",
+           {unintrusive_partition, true},
+           "only merges that are surely in an optimum"},
+          {"greedy", {greedy_partition, true}, "merge over the heaviest legal weight edge first"},
+          {"optimal",
+           {optimal_partition, true},
+           "branch and bound, within optimal_budget search nodes"},
+      });
+  return registry;
 }
 
 } // namespace hassium

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/program.h"
+#include "core/registry.h"
 #include "ir/fusion/access_table.h"
 #include "ir/fusion/cost_model.h"
 #include "ir/fusion/partition.h"
@@ -73,17 +74,12 @@ Partition optimal_partition(FusionContext& ctx);
 
 using AlgorithmFn = Partition (*)(FusionContext&);
 
-struct AlgorithmEntry {
-  std::string_view name;
+struct Algorithm {
   AlgorithmFn run;
-  std::string_view doc;
   bool searches = false; // works on the WSP graph (costs ~1-2 us per instruction more)
 };
 
-// The registry (ir/fusion/algorithms.cpp): the one list of algorithms by name.
-std::span<const AlgorithmEntry> algorithm_registry();
-std::vector<std::string> algorithm_names();
-// The named algorithm; UserError listing the valid names when unknown.
-const AlgorithmEntry& find_algorithm(std::string_view name);
+// The one list of algorithms by name (ir/fusion/algorithms.cpp; id "fuser.algorithm").
+const Registry<Algorithm>& algorithm_registry();
 
 } // namespace hassium

@@ -2,40 +2,27 @@
 #include "ir/fusion/cost_model.h"
 
 #include <algorithm>
-#include <sstream>
 
 #include "core/error.h"
 
 namespace hassium {
 
-std::span<const CostModelEntry> cost_model_registry() {
-  static const CostModelEntry list[] = {
-      {"bohrium", make_bohrium_cost, "bytes of external reads and writes (Def. 13)"},
-      {"max_contract", make_max_contract_cost, "number of bases not contracted (Def. 19)"},
-      {"max_locality", make_max_locality_cost,
-       "bytes of identical-view access pairs split across blocks (Def. 20)"},
-      {"robinson", make_robinson_cost,
-       "max_locality, then max_contract, then number of blocks (Def. 21)"},
-  };
-  return list;
-}
-
-std::vector<std::string> cost_model_names() {
-  std::vector<std::string> names;
-  for (const auto& e : cost_model_registry()) names.emplace_back(e.name);
-  return names;
-}
-
-const CostModelEntry& find_cost_model(std::string_view name) {
-  for (const auto& e : cost_model_registry())
-    if (e.name == name) return e;
-  std::ostringstream valid;
-  for (const auto& e : cost_model_registry()) valid << (valid.tellp() ? ", " : "") << e.name;
-  throw UserError("unknown cost model '" + std::string(name) + "' (valid: " + valid.str() + ")");
+const Registry<CostModelFactory>& cost_model_registry() {
+  static const Registry<CostModelFactory> registry(
+      "fuser.cost_model", "cost model",
+      {
+          {"bohrium", make_bohrium_cost, "bytes of external reads and writes (Def. 13)"},
+          {"max_contract", make_max_contract_cost, "number of bases not contracted (Def. 19)"},
+          {"max_locality", make_max_locality_cost,
+           "bytes of identical-view access pairs split across blocks (Def. 20)"},
+          {"robinson", make_robinson_cost,
+           "max_locality, then max_contract, then number of blocks (Def. 21)"},
+      });
+  return registry;
 }
 
 std::unique_ptr<CostModel> make_cost_model(std::string_view name, const AccessTable& t) {
-  return find_cost_model(name).make(t);
+  return cost_model_registry().find(name).value(t);
 }
 
 std::string_view cost_model_unit(std::string_view name) {

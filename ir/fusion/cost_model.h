@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/registry.h"
 #include "ir/fusion/access_table.h"
 #include "ir/fusion/block_summary.h"
 
@@ -64,17 +65,8 @@ protected:
 
 using CostModelFactory = std::unique_ptr<CostModel> (*)(const AccessTable&);
 
-struct CostModelEntry {
-  std::string_view name;
-  CostModelFactory make;
-  std::string_view doc;
-};
-
-// The registry, in the order `hassium fuse --help` lists them.
-std::span<const CostModelEntry> cost_model_registry();
-std::vector<std::string> cost_model_names();
-// The registry entry of that name; UserError listing the valid names when unknown.
-const CostModelEntry& find_cost_model(std::string_view name);
+// The registry (id "fuser.cost_model"), in the order `hassium fuse --help` lists them.
+const Registry<CostModelFactory>& cost_model_registry();
 // The unit of the named model's costs ("bytes", ...).
 std::string_view cost_model_unit(std::string_view name);
 // The named model for this program; UserError listing the valid names when unknown.

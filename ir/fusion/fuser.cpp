@@ -12,8 +12,8 @@ namespace hassium {
 
 FuserOptions FuserOptions::from_config(const Config& config) {
   FuserOptions o;
-  o.algorithm = config.choice("fuser", "algorithm", algorithm_names());
-  o.cost_model = config.choice("fuser", "cost_model", cost_model_names());
+  o.algorithm = config.choice("fuser", "algorithm", algorithm_registry());
+  o.cost_model = config.choice("fuser", "cost_model", cost_model_registry());
   o.optimal_budget = config.get_int("fuser", "optimal_budget");
   if (o.optimal_budget < 1)
     throw UserError("[fuser] optimal_budget must be at least 1, not " +
@@ -44,14 +44,14 @@ bool small_program(const Program& program, int64_t min_bytes) {
 
 Partition fuse(const Program& program, const FuserOptions& options, MergeCache* cache,
                FuseInfo* info, const ProgramKey* key) {
-  find_algorithm(options.algorithm);
-  find_cost_model(options.cost_model);
+  algorithm_registry().find(options.algorithm); // fail before anything else
+  cost_model_registry().find(options.cost_model);
   // The options in effect, which the cache key records: too little data for a search to pay
   // off: linear; too little for a long block's compile to pay off: long blocks cut.
   thread_local FuserOptions o;
   bool small;
   options_in_effect(program, options, o, small);
-  const AlgorithmEntry* algorithm = &find_algorithm(o.algorithm);
+  const Algorithm* algorithm = &algorithm_registry().find(o.algorithm).value;
   if (info) {
     *info = FuseInfo{};
     info->small = small;

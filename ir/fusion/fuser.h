@@ -23,8 +23,8 @@ class MergeCache;
 using FlushLayout = std::array<uint64_t, 6>;
 
 struct FuserOptions {
-  std::string algorithm = "greedy";   // a name of algorithm_names()
-  std::string cost_model = "bohrium"; // a name of cost_model_names()
+  std::string algorithm = "greedy";   // a name of algorithm_registry() (ir/fusion/algorithms.h)
+  std::string cost_model = "bohrium"; // a name of cost_model_registry() (ir/fusion/cost_model.h)
   int64_t optimal_budget = 100000;    // search nodes of `optimal`
   // A flush whose instructions move fewer bytes than this on average (the bytes of their array
   // operands) is partitioned by `linear` instead of an algorithm that searches the WSP graph
@@ -66,9 +66,5 @@ Partition fuse(const Program& program, const FuserOptions& options, MergeCache* 
 // Whether the program moves fewer than `min_bytes` bytes per instruction on average (its
 // instructions' array operands, FREE and SYNC left out); false for min_bytes <= 0.
 bool small_program(const Program& program, int64_t min_bytes);
-
-// The registries, in their listed order (ir/fusion/algorithms.cpp, ir/fusion/cost_model.cpp).
-std::vector<std::string> algorithm_names();
-std::vector<std::string> cost_model_names();
 
 } // namespace hassium

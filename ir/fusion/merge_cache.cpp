@@ -86,11 +86,20 @@ MergeCache::MergeCache(Options options) : options_(std::move(options)) {
   if (options_.max_entries == 0) options_.max_entries = 1;
 }
 
+const Registry<MergeCacheMode>& merge_cache_registry() {
+  static const Registry<MergeCacheMode> registry(
+      "fuser.cache", "merge cache mode",
+      {{"none", MergeCacheMode::NONE, "every flush is partitioned anew"},
+       {"memory", MergeCacheMode::MEMORY, "partitions of this process"},
+       {"disk", MergeCacheMode::DISK, "partitions shared between processes, in cache_dir"}});
+  return registry;
+}
+
 std::unique_ptr<MergeCache> MergeCache::from_config(const Config& config) {
-  const std::string& mode = config.choice("fuser", "cache");
-  if (mode == "none") return nullptr;
+  const MergeCacheMode mode = config.component("fuser", "cache", merge_cache_registry());
+  if (mode == MergeCacheMode::NONE) return nullptr;
   Options o;
-  if (mode == "disk") o.dir = config.get_string("fuser", "cache_dir");
+  if (mode == MergeCacheMode::DISK) o.dir = config.get_string("fuser", "cache_dir");
   return std::make_unique<MergeCache>(o);
 }
 

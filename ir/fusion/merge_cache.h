@@ -35,11 +35,17 @@
 #include <vector>
 
 #include "core/config.h"
+#include "core/registry.h"
 #include "ir/fusion/access_table.h"
 #include "ir/fusion/fuser.h"
 #include "ir/fusion/partition.h"
 
 namespace hassium {
+
+// [fuser] cache: no merge cache, one in memory, or one in memory backed by a directory.
+enum class MergeCacheMode : uint8_t { NONE, MEMORY, DISK };
+// The registry of those modes (id "fuser.cache").
+const Registry<MergeCacheMode>& merge_cache_registry();
 
 class MergeCache {
 public:

@@ -11,7 +11,7 @@ namespace hassium {
 void options_in_effect(const Program& program, const FuserOptions& options, FuserOptions& out,
                        bool& small) {
   out = options;
-  small = find_algorithm(options.algorithm).searches &&
+  small = algorithm_registry().find(options.algorithm).value.searches &&
           small_program(program, options.search_min_bytes);
   if (small) out.algorithm = "linear";
 }

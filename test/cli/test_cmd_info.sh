@@ -20,13 +20,15 @@ expect_line "$out" "config file: $src/config.ini"
 expect_line "$out" "  engine = cpu, vem = node, filters = expand_power,remove_dead"
 expect_line "$out" "  fuser: algorithm optimal, cost model bohrium, merge cache memory"
 expect_line "$out" "  filters in this build: .*expand_power.*trace.*"
-# Engines: every name [stack] engine accepts, with availability and the reason.
+# Engines and VEMs: those built in (their registries), with availability and the reason.
 llvm=$(llvm-config-16 --version 2>/dev/null || echo "[0-9.]+")
 expect_line "$out" "  cpu: available \(LLVM $llvm, x86_64-.*, host CPU [a-z0-9_-]+, [0-9]+ OpenMP threads\)"
 expect_line "$out" "      features: .*"
-expect_line "$out" "  cuda: unavailable: .*"
+expect_line "$out" "engines:"
+expect_line "$out" "vems:"
 expect_line "$out" "  node: available \(this machine\)"
-expect_line "$out" "  cluster: unavailable: not in this build .*"
+# Nothing that is not built in is offered.
+if grep -qE "^  (cuda|cluster):" <<<"$out"; then fail "info lists a component not built in: $out"; fi
 if grep -q " sse2" <<<"$(grep 'features:' <<<"$out")"; then :; else
   fail "x86-64 host without sse2 among its features: $(grep 'features:' <<<"$out")"
 fi

@@ -10,6 +10,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "core/registry.h"
 
 using namespace hassium;
 namespace fs = std::filesystem;
@@ -53,6 +54,13 @@ template <typename F> std::string user_error(F&& f) {
   return "";
 }
 
+// This binary links no stack, so core's tests publish a registry of their own: engines as a
+// build with only the cpu engine has them.
+void publish_test_engines() {
+  static const Registry<int> engines("stack.engine", "engine", {{"cpu", 0, "the one engine"}});
+  publish_registry(engines);
+}
+
 } // namespace
 
 TEST_CASE("config_keys.def is consistent") {
@@ -62,10 +70,13 @@ TEST_CASE("config_keys.def is consistent") {
     CHECK(names.insert(std::string(k.section) + "." + std::string(k.key)).second);
     CHECK(envs.insert(k.env_name()).second);
     CHECK_FALSE(k.doc.empty());
-    if (k.type == ConfigType::k_choice && !k.valid.empty()) {
+    if (k.type == ConfigType::k_choice) {
       auto valid = k.valid_values();
       CHECK(std::find(valid.begin(), valid.end(), k.default_value) != valid.end());
-    } else if (k.type != ConfigType::k_choice) {
+    } else if (k.type == ConfigType::k_component || k.type == ConfigType::k_component_list) {
+      // The registry's id is the key's own name (test/vem/test_stack.cpp checks the defaults).
+      CHECK(k.valid == std::string(k.section) + "." + std::string(k.key));
+    } else {
       CHECK(k.valid.empty());
     }
   }
@@ -113,6 +124,7 @@ TEST_CASE("defaults, typed accessors, ~ expansion") {
   Config c = Config::defaults({{"HOME", "/home/u"}});
   CHECK(c.file().empty());
   CHECK(c.get_string("stack", "engine") == "cpu");
+  publish_test_engines();
   CHECK(c.choice("stack", "engine") == "cpu");
   CHECK(c.get_list("stack", "filters") ==
         std::vector<std::string>{"expand_power", "forward_copies"});
@@ -125,7 +137,7 @@ TEST_CASE("defaults, typed accessors, ~ expansion") {
   // Reading a key as the wrong type, or a key that does not exist, is a bug in hassium.
   CHECK_THROWS_AS(c.get_int("stack", "engine"), InternalError);
   CHECK_THROWS_AS(c.get_string("stack", "nope"), InternalError);
-  CHECK_THROWS_AS(c.choice("fuser", "algorithm"), InternalError); // names come from a registry
+  CHECK_THROWS_AS(c.get_list("fuser", "algorithm"), InternalError);
   // Without HOME, `~` cannot be expanded.
   CHECK_THAT(user_error([] { Config::defaults({}); }),
              Equals("[fuser] cache_dir '~/.cache/hassium/fuser' (from default): cannot expand ~, "
@@ -200,10 +212,12 @@ TEST_CASE("bad values name the key, the value and where it came from") {
   CHECK(with_env("HASSIUM_MEMORY_POOL", "maybe") ==
         "[memory] pool 'maybe' (from env HASSIUM_MEMORY_POOL) is not a bool; valid: true, 1, "
         "yes, on, false, 0, no, off");
-  CHECK(with_env("HASSIUM_FUSER_CACHE", "dsk") ==
-        "unknown [fuser] cache 'dsk' (from env HASSIUM_FUSER_CACHE); valid: none, memory, disk");
-  CHECK(with_env("HASSIUM_STACK_ENGINE", "gpu") ==
-        "unknown [stack] engine 'gpu' (from env HASSIUM_STACK_ENGINE); valid: cpu, cuda");
+  CHECK(with_env("HASSIUM_PYTHON_SCALAR_READS", "eager") ==
+        "unknown [python] scalar_reads 'eager' (from env HASSIUM_PYTHON_SCALAR_READS); valid: "
+        "flush, lazy");
+  publish_test_engines();
+  CHECK(with_env("HASSIUM_STACK_ENGINE", "cuda") ==
+        "unknown [stack] engine 'cuda' (from env HASSIUM_STACK_ENGINE); valid: cpu");
   CHECK(with_env("HASSIUM_FUSER_ALGORTHM", "greedy") ==
         "unknown env HASSIUM_FUSER_ALGORTHM: no such key in [fuser]; valid: "
         "HASSIUM_FUSER_ALGORITHM, HASSIUM_FUSER_COST_MODEL, HASSIUM_FUSER_CACHE, "
@@ -233,20 +247,55 @@ TEST_CASE("bad values name the key, the value and where it came from") {
 }
 
 TEST_CASE("choice() checks a registry's names") {
-  std::vector<std::string> algorithms{"singleton", "linear", "greedy"};
+  const Registry<int> algorithms("fuser.algorithm", "fusion algorithm",
+                                 {{"singleton", 1, ""}, {"linear", 2, ""}, {"greedy", 3, ""}});
   Config c = Config::defaults({{"HOME", "/h"}, {"HASSIUM_FUSER_ALGORITHM", "gredy"}});
   CHECK(user_error([&] { c.choice("fuser", "algorithm", algorithms); }) ==
         "unknown [fuser] algorithm 'gredy' (from env HASSIUM_FUSER_ALGORITHM); valid: singleton, "
         "linear, greedy");
+  CHECK(user_error([&] { c.component("fuser", "algorithm", algorithms); }) ==
+        "unknown [fuser] algorithm 'gredy' (from env HASSIUM_FUSER_ALGORITHM); valid: singleton, "
+        "linear, greedy");
   Config ok = Config::defaults({{"HOME", "/h"}});
   CHECK(ok.choice("fuser", "algorithm", algorithms) == "greedy");
+  CHECK(ok.component("fuser", "algorithm", algorithms) == 3);
 
-  std::vector<std::string> filters{"fold", "cse"};
+  const Registry<int> filters("stack.filters", "filter", {{"fold", 0, ""}, {"cse", 1, ""}});
   Config f = Config::from_text("[stack]\nfilters = cse, fold\n", "x.ini", {{"HOME", "/h"}});
   CHECK(f.choice_list("stack", "filters", filters) == std::vector<std::string>{"cse", "fold"});
   Config g = Config::from_text("[stack]\nfilters = cse,flod\n", "x.ini", {{"HOME", "/h"}});
   CHECK(user_error([&] { g.choice_list("stack", "filters", filters); }) ==
         "unknown 'flod' in [stack] filters 'cse,flod' (from x.ini:2); valid: fold, cse");
+}
+
+TEST_CASE("a component is checked at load against its registry, when it is published") {
+  publish_test_engines();
+  const ConfigKey* engine = nullptr;
+  const ConfigKey* cost_model = nullptr;
+  for (const auto& k : config_keys()) {
+    if (k.section == "stack" && k.key == "engine") engine = &k;
+    if (k.section == "fuser" && k.key == "cost_model") cost_model = &k;
+  }
+  REQUIRE(engine);
+  REQUIRE(cost_model);
+  REQUIRE(engine->registry() == published_registry("stack.engine"));
+  CHECK(engine->valid_values() == std::vector<std::string>{"cpu"});
+  // Published: a name this build lacks fails the load, wherever it came from.
+  CHECK(user_error([] {
+          Config::defaults({{"HOME", "/h"}, {"HASSIUM_STACK_ENGINE", "cuda"}});
+        }) == "unknown [stack] engine 'cuda' (from env HASSIUM_STACK_ENGINE); valid: cpu");
+  CHECK(user_error([] {
+          Config::from_text("[stack]\nengine = cuda\n", "e.ini", {{"HOME", "/h"}});
+        }) == "unknown [stack] engine 'cuda' (from e.ini:2); valid: cpu");
+  // Not published (no fusion code in this binary): loaded as it is, its owner checks it.
+  REQUIRE(cost_model->registry() == nullptr);
+  CHECK(cost_model->valid_values().empty());
+  Config c = Config::defaults({{"HOME", "/h"}, {"HASSIUM_FUSER_COST_MODEL", "anything"}});
+  CHECK(c.choice("fuser", "cost_model") == "anything");
+  const Registry<int> models("fuser.cost_model", "cost model", {{"bohrium", 0, ""}});
+  CHECK(
+      user_error([&] { c.component("fuser", "cost_model", models); }) ==
+      "unknown [fuser] cost_model 'anything' (from env HASSIUM_FUSER_COST_MODEL); valid: bohrium");
 }
 
 TEST_CASE("an installed config.ini is found next to the library or in ../share/hassium") {

@@ -74,8 +74,8 @@ public:
     test::Reference ref(p_);
     FusionContext ctx(p_, model_, kOptimalBudget);
     std::vector<Partition> parts;
-    for (const auto& entry : algorithm_registry()) {
-      parts.push_back(entry.run(ctx));
+    for (const auto& entry : algorithm_registry().entries()) {
+      parts.push_back(entry.value.run(ctx));
       check_partition(ref, ctx, parts.back(), entry.name, p_);
     }
     const Partition &single = parts[0], &opt = parts.back();
@@ -233,7 +233,8 @@ private:
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::Choices head(data, size);
-  const std::vector<std::string> models = cost_model_names(), algorithms = algorithm_names();
+  const std::vector<std::string> models = cost_model_registry().names(),
+                                 algorithms = algorithm_registry().names();
   std::string model = models[head.pick(unsigned(models.size()))];
   std::string algorithm = algorithms[head.pick(unsigned(algorithms.size()))];
   unsigned salt = 1 + head.pick(255);

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   std::printf("libgomp before engine: %s\n", libgomp_loaded() ? "yes" : "no");
   CpuOptions o;
   o.threads = 2;
-  o.wait_policy = parse_wait_policy(argv[1]);
+  o.wait_policy = wait_policy_registry().find(argv[1]).value;
   auto engine = make_cpu_engine(o);
   const int64_t n = int64_t(1) << 18;
   BasePtr a = make_base("a", DType::FLOAT64, n), r = make_base("r", DType::FLOAT64, n);

@@ -73,9 +73,9 @@ template <typename T> void check_syrk(const Blas& b, bool trans) {
 } // namespace
 
 TEST_CASE("[cpu] blas: auto or linked, anything else named", "[ve][cpu][blas]") {
-  CHECK(parse_blas_choice("auto") == BlasChoice::AUTO);
-  CHECK(parse_blas_choice("linked") == BlasChoice::LINKED);
-  REQUIRE_THROWS_WITH(parse_blas_choice("mkl"),
+  CHECK(blas_registry().find("auto").value == BlasChoice::AUTO);
+  CHECK(blas_registry().find("linked").value == BlasChoice::LINKED);
+  REQUIRE_THROWS_WITH(blas_registry().find("mkl"),
                       Catch::Contains("'mkl'") && Catch::Contains("auto, linked"));
 }
 

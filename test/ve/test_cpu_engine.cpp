@@ -79,8 +79,10 @@ TEST_CASE("cpu engine: every optimization level computes the same", "[ve][cpu]")
 }
 
 TEST_CASE("cpu engine: options are checked", "[ve][cpu]") {
-  CHECK(parse_kernel_cache_mode("disk") == KernelCacheMode::DISK);
-  CHECK_THROWS_WITH(parse_kernel_cache_mode("sometimes"), Catch::Contains("none, memory, disk"));
+  CHECK(kernel_cache_registry().find("disk").value == KernelCacheMode::DISK);
+  CHECK_THROWS_WITH(
+      kernel_cache_registry().find("sometimes"),
+      Catch::Contains("unknown kernel cache mode 'sometimes'; valid: none, memory, disk"));
   CpuOptions o;
   o.cache = KernelCacheMode::DISK; // without a directory
   CHECK_THROWS_AS(make_cpu_engine(o), UserError);

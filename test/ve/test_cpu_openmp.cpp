@@ -60,5 +60,7 @@ TEST_CASE("openmp: the user's OMP_WAIT_POLICY or GOMP_SPINCOUNT wins", "[ve][cpu
 }
 
 TEST_CASE("openmp: an unknown wait policy is a user error", "[ve][cpu][openmp]") {
-  CHECK_THROWS_WITH(hassium::parse_wait_policy("spin"), Catch::Contains("valid: passive, active"));
+  CHECK(hassium::wait_policy_registry().find("active").value == hassium::WaitPolicy::ACTIVE);
+  CHECK_THROWS_WITH(hassium::wait_policy_registry().find("spin"),
+                    Catch::Contains("'spin'; valid: passive, active"));
 }

@@ -84,8 +84,56 @@ TEST_CASE("unknown names in the stack options are errors listing the valid ones"
   o = test_options();
   o.filters = {"no_such_filter"};
   CHECK_THROWS_WITH(build_stack(o), Catch::Contains("unknown filter 'no_such_filter'"));
-  CHECK(engine_names() == std::vector<std::string>{"cpu"});
-  CHECK(vem_names() == std::vector<std::string>{"node"});
+  CHECK(engine_registry().names() == std::vector<std::string>{"cpu"});
+  CHECK(vem_registry().names() == std::vector<std::string>{"node"});
+}
+
+TEST_CASE("every component key names a published registry that holds its default") {
+  publish_builtin_registries();
+  publish_builtin_registries(); // idempotent
+  int components = 0;
+  for (const ConfigKey& k : config_keys()) {
+    if (k.type != ConfigType::k_component && k.type != ConfigType::k_component_list) continue;
+    INFO("[" << k.section << "] " << k.key);
+    ++components;
+    const RegistryBase* r = k.registry();
+    REQUIRE(r);
+    CHECK(r->id() == k.valid);
+    const Config defaults = Config::defaults({{"HOME", "/h"}});
+    std::vector<std::string> names = k.type == ConfigType::k_component_list
+                                         ? defaults.get_list(k.section, k.key)
+                                         : std::vector{defaults.get_string(k.section, k.key)};
+    for (const std::string& name : names) CHECK(r->contains(name));
+    for (const std::string& name : r->names()) CHECK_FALSE(r->doc(name).empty());
+  }
+  CHECK(components == 9);
+  CHECK(published_registry("stack.engine") == &engine_registry());
+  CHECK(published_registry("stack.vem") == &vem_registry());
+}
+
+TEST_CASE("a configuration may only name components built in") {
+  publish_builtin_registries();
+  auto error = [](Environment env) {
+    env["HOME"] = "/h";
+    try {
+      Config::defaults(env);
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(error({{"HASSIUM_STACK_ENGINE", "cuda"}}) ==
+        "unknown [stack] engine 'cuda' (from env HASSIUM_STACK_ENGINE); valid: cpu");
+  CHECK(error({{"HASSIUM_STACK_VEM", "cluster"}}) ==
+        "unknown [stack] vem 'cluster' (from env HASSIUM_STACK_VEM); valid: node");
+  CHECK(error({{"HASSIUM_CPU_KERNEL_CACHE", "sometimes"}}) ==
+        "unknown [cpu] kernel_cache 'sometimes' (from env HASSIUM_CPU_KERNEL_CACHE); valid: none, "
+        "memory, disk");
+  CHECK(error({{"HASSIUM_STACK_FILTERS", "expand_power,nope"}}) ==
+        "unknown 'nope' in [stack] filters 'expand_power,nope' (from env HASSIUM_STACK_FILTERS); "
+        "valid: expand_power, split_reduction, remove_identity, forward_copies, fold_constants, "
+        "remove_dead, trace");
+  CHECK(error({{"HASSIUM_FUSER_CACHE", "disk"}, {"HASSIUM_CPU_BLAS", "linked"}}).empty());
 }
 
 TEST_CASE("the stack options follow the configuration") {
@@ -101,6 +149,18 @@ TEST_CASE("the stack options follow the configuration") {
   CHECK(o.profile);
   CHECK(o.engine == "cpu");
   CHECK(o.vem == "node");
+  CHECK(o.merge_cache == MergeCacheMode::MEMORY);
+  CHECK(o.cpu.cache == KernelCacheMode::DISK);
+  CHECK(o.cpu.wait_policy == WaitPolicy::PASSIVE);
+  CHECK(o.cpu.blas == cpu::BlasChoice::AUTO);
+  auto other = Config::from_text("[fuser]\ncache = disk\n[cpu]\nkernel_cache = none\n"
+                                 "wait_policy = active\nblas = linked\n",
+                                 "test.ini", Environment{{"HOME", "/home/test"}});
+  StackOptions p = StackOptions::from_config(other);
+  CHECK(p.merge_cache == MergeCacheMode::DISK);
+  CHECK(p.cpu.cache == KernelCacheMode::NONE);
+  CHECK(p.cpu.wait_policy == WaitPolicy::ACTIVE);
+  CHECK(p.cpu.blas == cpu::BlasChoice::LINKED);
 }
 
 TEST_CASE("debug builds verify each instruction as it is recorded") {

@@ -23,11 +23,12 @@ void blas_threads_spin_briefly() {
   setenv("OPENBLAS_THREAD_TIMEOUT", "20", 0);
 }
 
-BlasChoice parse_blas_choice(const std::string& name) {
-  if (name == "auto") return BlasChoice::AUTO;
-  if (name == "linked") return BlasChoice::LINKED;
-  HS_USER_ERROR() << "unknown [cpu] blas '" << name << "'; valid: auto, linked";
-  return BlasChoice::AUTO;
+const Registry<BlasChoice>& blas_registry() {
+  static const Registry<BlasChoice> registry(
+      "cpu.blas", "BLAS choice",
+      {{"auto", BlasChoice::AUTO, "NumPy's OpenBLAS when the process has it, else the linked one"},
+       {"linked", BlasChoice::LINKED, "Debian's OpenBLAS, opened at the first product"}});
+  return registry;
 }
 
 namespace {

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/registry.h"
+
 namespace hassium::cpu {
 
 // [cpu] blas. AUTO: an ILP64 OpenBLAS already loaded in the process (NumPy's wheels bring
@@ -12,8 +14,8 @@ namespace hassium::cpu {
 // (dlopen) at the first product that needs it. LINKED: always Debian's.
 enum class BlasChoice : uint8_t { AUTO, LINKED };
 
-// Parses "auto" or "linked"; throws UserError naming the valid ones otherwise.
-BlasChoice parse_blas_choice(const std::string& name);
+// The registry of BLAS choices (id "cpu.blas"): auto, linked.
+const Registry<BlasChoice>& blas_registry();
 
 // The CBLAS entry points, row-major, with 64-bit sizes (Debian's LP64 library is reached
 // through adapters that check each size fits its 32-bit int).

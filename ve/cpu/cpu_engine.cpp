@@ -24,12 +24,13 @@
 
 namespace hassium {
 
-KernelCacheMode parse_kernel_cache_mode(const std::string& name) {
-  if (name == "none") return KernelCacheMode::NONE;
-  if (name == "memory") return KernelCacheMode::MEMORY;
-  if (name == "disk") return KernelCacheMode::DISK;
-  HS_USER_ERROR() << "unknown kernel cache mode '" << name << "'; valid: none, memory, disk";
-  return KernelCacheMode::NONE;
+const Registry<KernelCacheMode>& kernel_cache_registry() {
+  static const Registry<KernelCacheMode> registry(
+      "cpu.kernel_cache", "kernel cache mode",
+      {{"none", KernelCacheMode::NONE, "every block's kernel is compiled anew"},
+       {"memory", KernelCacheMode::MEMORY, "kernels of this process"},
+       {"disk", KernelCacheMode::DISK, "object files shared between processes, in cache_dir"}});
+  return registry;
 }
 
 namespace cpu {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "core/registry.h"
 #include "ve/cpu/blas.h"
 #include "ve/cpu/openmp.h"
 #include "ve/engine.h"
@@ -47,8 +48,8 @@ struct CpuOptions {
   cpu::BlasChoice blas = cpu::BlasChoice::AUTO;
 };
 
-// Parses "none", "memory" or "disk"; throws UserError naming the valid ones otherwise.
-KernelCacheMode parse_kernel_cache_mode(const std::string& name);
+// The registry of kernel cache modes (id "cpu.kernel_cache"): none, memory, disk.
+const Registry<KernelCacheMode>& kernel_cache_registry();
 
 std::unique_ptr<Engine> make_cpu_engine(const CpuOptions& options);
 

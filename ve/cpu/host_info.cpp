@@ -1,4 +1,4 @@
-// The host as LLVM sees it: version, triple, CPU name and enabled features.
+// The host as LLVM sees it: version, triple, CPU name and enabled features; the cpu engine's probe.
 #include "ve/cpu/host_info.h"
 
 #include <algorithm>
@@ -6,6 +6,8 @@
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/TargetParser/Host.h>
+
+#include "ve/cpu/openmp.h"
 
 namespace hassium {
 
@@ -20,6 +22,16 @@ CpuHostInfo cpu_host_info() {
       if (f.getValue()) info.features.push_back(f.getKey().str());
   std::sort(info.features.begin(), info.features.end());
   return info;
+}
+
+ComponentProbe probe_cpu_engine() {
+  CpuHostInfo h = cpu_host_info();
+  std::string features;
+  for (const std::string& f : h.features) features += (features.empty() ? "" : " ") + f;
+  return {true,
+          "LLVM " + h.llvm_version + ", " + h.triple + ", host CPU " + h.cpu_name + ", " +
+              std::to_string(openmp_max_threads()) + " OpenMP threads",
+          "features: " + features};
 }
 
 } // namespace hassium

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "core/registry.h"
+
 namespace hassium {
 
 struct CpuHostInfo {
@@ -16,5 +18,9 @@ struct CpuHostInfo {
 // Asks LLVM about the host, as the JIT does when it picks the kernels' target-cpu and
 // target-features (ve/cpu/jit_compiler.cpp).
 CpuHostInfo cpu_host_info();
+
+// The cpu engine's probe (vem/stack.cpp's registry): always usable; the text names LLVM, the
+// triple, the host CPU and the OpenMP threads, the detail line the CPU features.
+ComponentProbe probe_cpu_engine();
 
 } // namespace hassium

@@ -15,11 +15,12 @@
 
 namespace hassium {
 
-WaitPolicy parse_wait_policy(const std::string& name) {
-  if (name == "passive") return WaitPolicy::PASSIVE;
-  if (name == "active") return WaitPolicy::ACTIVE;
-  HS_USER_ERROR() << "unknown OpenMP wait policy '" << name << "'; valid: passive, active";
-  return WaitPolicy::PASSIVE;
+const Registry<WaitPolicy>& wait_policy_registry() {
+  static const Registry<WaitPolicy> registry(
+      "cpu.wait_policy", "OpenMP wait policy",
+      {{"passive", WaitPolicy::PASSIVE, "idle threads sleep at once"},
+       {"active", WaitPolicy::ACTIVE, "idle threads spin (libgomp's default)"}});
+  return registry;
 }
 
 namespace {

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/registry.h"
+
 namespace hassium {
 
 // How idle OpenMP threads wait for the next parallel region: PASSIVE sleeps at once (what a
@@ -12,8 +14,8 @@ namespace hassium {
 // spins (libgomp's own default: lowest latency on an otherwise idle machine).
 enum class WaitPolicy : uint8_t { PASSIVE, ACTIVE };
 
-// Parses "passive" or "active"; throws UserError naming the valid ones otherwise.
-WaitPolicy parse_wait_policy(const std::string& name);
+// The registry of wait policies (id "cpu.wait_policy"): passive, active.
+const Registry<WaitPolicy>& wait_policy_registry();
 
 // What loading the runtime found and did.
 struct OpenMpState {

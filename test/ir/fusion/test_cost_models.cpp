@@ -87,10 +87,11 @@ TEST_CASE("a SYNCed base is never contracted") {
 }
 
 TEST_CASE("cost model registry") {
-  CHECK(cost_model_names() ==
+  CHECK(cost_model_registry().names() ==
         std::vector<std::string>{"bohrium", "max_contract", "max_locality", "robinson"});
   AccessTable t = build_access_table(test::paper_fig3());
-  for (const auto& name : cost_model_names()) CHECK(make_cost_model(name, t)->name() == name);
+  for (const auto& name : cost_model_registry().names())
+    CHECK(make_cost_model(name, t)->name() == name);
   CHECK(make_cost_model("bohrium", t)->unit() == "bytes");
   try {
     make_cost_model("fastest", t);
@@ -107,7 +108,7 @@ TEST_CASE("every model is monotonic and its merge savings are exact") {
   for (int k = 0; k < 300; ++k) {
     Program p = test::random_program(rng, {.max_instrs = 10});
     AccessTable t = build_access_table(p);
-    for (const auto& name : cost_model_names()) {
+    for (const auto& name : cost_model_registry().names()) {
       auto model = make_cost_model(name, t);
       INFO("model " << name << " program " << k);
       // Random merge sequences from the singletons down to one block, legal or not: Def. 6

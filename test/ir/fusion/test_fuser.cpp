@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "fusion_programs.h"
+#include "ir/fusion/algorithms.h"
 #include "ir/fusion/fuser.h"
 #include "ir/fusion/merge_cache.h"
 #include "ir/fusion/program_key.h"
@@ -11,11 +12,11 @@
 using namespace hassium;
 
 TEST_CASE("fuse runs every registered algorithm and model") {
-  CHECK(algorithm_names() ==
+  CHECK(algorithm_registry().names() ==
         std::vector<std::string>{"singleton", "linear", "unintrusive", "greedy", "optimal"});
   Program p = test::paper_fig3();
-  for (const auto& a : algorithm_names())
-    for (const auto& m : cost_model_names()) {
+  for (const auto& a : algorithm_registry().names())
+    for (const auto& m : cost_model_registry().names()) {
       FuserOptions o;
       o.algorithm = a;
       o.cost_model = m;

@@ -16,8 +16,8 @@ void check_all(const Program& p, const std::string& model) {
   INFO("cost model " << model);
   Partition opt = optimal_partition(ctx);
   REQUIRE(opt.proven_optimal);
-  for (const auto& entry : algorithm_registry()) {
-    Partition part = entry.run(ctx);
+  for (const auto& entry : algorithm_registry().entries()) {
+    Partition part = entry.value.run(ctx);
     INFO("algorithm " << entry.name);
     CHECK(ref.check(part.blocks) == "");
     CHECK(part.cost == partition_cost(ctx.model(), part.blocks));
@@ -43,5 +43,5 @@ TEST_CASE("identical empty views do not depend on each other (fuzz finding 1)") 
   FusionContext ctx(p, "max_contract");
   CHECK(ctx.graph().predecessors(1).empty());
   CHECK(optimal_partition(ctx).cost == 1);
-  for (const auto& model : cost_model_names()) check_all(p, model);
+  for (const auto& model : cost_model_registry().names()) check_all(p, model);
 }

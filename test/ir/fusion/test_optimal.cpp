@@ -15,7 +15,7 @@ TEST_CASE("optimal on Fig. 3: 304 bytes (38 float64 elements), proven") {
   CHECK(o.proven_optimal);
   CHECK(o.algorithm == "optimal");
   CHECK(check_partition(ctx.table(), o.blocks) == "");
-  for (const auto& e : algorithm_registry()) CHECK(e.run(ctx).cost >= o.cost);
+  for (const auto& e : algorithm_registry().entries()) CHECK(e.value.run(ctx).cost >= o.cost);
 }
 
 TEST_CASE("optimal takes along a block that saves nothing but is needed for legality") {
@@ -55,7 +55,7 @@ TEST_CASE("optimal out of budget returns its best so far, not proven") {
 
 TEST_CASE("optimal with every cost model on Fig. 3 is proven and no worse than greedy") {
   Program p = test::paper_fig3();
-  for (const auto& model : cost_model_names()) {
+  for (const auto& model : cost_model_registry().names()) {
     FusionContext ctx(p, model);
     Partition o = optimal_partition(ctx);
     INFO(model);

@@ -28,8 +28,8 @@ void check_program(const Program& p, const std::string& model, bool exhaustive) 
   FusionContext ctx(p, model, 1'000'000'000);
   Partition opt = optimal_partition(ctx);
   REQUIRE(opt.proven_optimal);
-  for (const auto& entry : algorithm_registry()) {
-    Partition part = entry.run(ctx);
+  for (const auto& entry : algorithm_registry().entries()) {
+    Partition part = entry.value.run(ctx);
     INFO("algorithm " << entry.name);
     REQUIRE(ref.check(part.blocks) == "");
     REQUIRE(part.cost == partition_cost(ctx.model(), part.blocks));

@@ -21,8 +21,8 @@ TEST_CASE("singleton: one block per instruction, in program order") {
 TEST_CASE("every algorithm handles the empty program") {
   Program p;
   FusionContext ctx(p, "robinson");
-  for (const auto& e : algorithm_registry()) {
-    Partition part = e.run(ctx);
+  for (const auto& e : algorithm_registry().entries()) {
+    Partition part = e.value.run(ctx);
     CHECK(part.blocks.empty());
     CHECK(part.cost == 0);
   }

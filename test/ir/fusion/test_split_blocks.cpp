@@ -70,8 +70,8 @@ TEST_CASE("every piece of every algorithm's blocks is legal (random programs)") 
     Program p = test::random_program(rng);
     test::Reference ref(p);
     FusionContext ctx(p, "bohrium");
-    for (const auto& entry : algorithm_registry()) {
-      Partition part = entry.run(ctx);
+    for (const auto& entry : algorithm_registry().entries()) {
+      Partition part = entry.value.run(ctx);
       for (size_t max : {1, 2, 3}) {
         auto pieces = split_long_blocks(p, part.blocks, max, 1e30);
         INFO("program " << k << ", " << entry.name << ", pieces of " << max);
