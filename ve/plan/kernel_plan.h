@@ -96,12 +96,12 @@ struct KernelPlan {
   // Host pointers (offset folded in) per pointer slot; REDUCED arrays with partials: the CPU
   // launcher fills `ptr`. A GPU engine addresses bases by its own buffers and view offsets.
   std::vector<void*> ptrs;
-  bool empty = false;      // nothing to compute
+  bool empty = false;                         // nothing to compute
   const Instruction* empty_min_max = nullptr; // a minimum/maximum over an empty axis: an error
-  // CPU launcher: how the split level is cut: 0 = any way (the launcher splits it over the threads);
-  // n >= 1 = exactly n equal chunks, whatever the thread count (a reduction split along its
-  // axis goes through n partial results combined in chunk order, so the sum does not depend
-  // on the number of threads).
+  // CPU launcher: how the split level is cut: 0 = any way (the launcher splits it over the
+  // threads); n >= 1 = exactly n equal chunks, whatever the thread count (a reduction split along
+  // its axis goes through n partial results combined in chunk order, so the sum does not depend on
+  // the number of threads).
   int64_t chunks = 0;
   int64_t partial_elems = 0; // CPU launcher: elements of one chunk's partial per REDUCED array
 
