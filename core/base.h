@@ -41,6 +41,9 @@ struct Base : std::enable_shared_from_this<Base> {
   // array, a writable buffer handed out): an engine keeping a device copy (ve/gpu) uploads the
   // host's values again when it changed since the engine last copied either way.
   uint64_t host_writes = 0;
+  // Set when a frontend handed out a writable pointer into `data` that outlives the call (a NumPy
+  // array over it): every flush may find the host's values changed. Cleared by release_memory().
+  bool host_exported = false;
   // Writes recorded to this base by the Python frontend (bridge/python/session.cpp record()):
   // a lazy boolean-mask selection (hassium/_masked.py) is assigned back under its mask only
   // while its mask's base has not been written since.

@@ -19,6 +19,9 @@
 #include "ve/cpu/host_info.h"
 #include "ve/cpu/openmp.h"
 #include "vem/stack.h"
+#ifdef HASSIUM_HAVE_OPENCL
+#include "ve/opencl/opencl_device.h"
+#endif
 
 #ifndef HASSIUM_VERSION
 #define HASSIUM_VERSION "unknown"
@@ -96,6 +99,21 @@ Probe probe_cuda() {
   return {true, text};
 }
 
+// OpenCL platforms and devices (the GPU engine's OpenCL device), when this build has ve/opencl.
+Probe probe_opencl() {
+#ifdef HASSIUM_HAVE_OPENCL
+  const std::string devices = hassium::gpu::describe_opencl_devices();
+  if (devices.rfind("no OpenCL device", 0) == 0)
+    return {false, devices.substr(0, devices.size() - 1)};
+  std::string text = devices.substr(0, devices.find('\n'));
+  const auto n = std::count(devices.begin(), devices.end(), '\n');
+  if (n > 1) text += " (+" + std::to_string(n - 1) + " more)";
+  return {true, text};
+#else
+  return {false, "built without OpenCL headers and ICD loader"};
+#endif
+}
+
 Probe probe_node() {
   return {true, "this machine"};
 }
@@ -126,9 +144,8 @@ struct Component {
 };
 const std::vector<Component>& components() {
   static const std::vector<Component> list = {
-      {"engine", "cpu", probe_cpu},
-      {"engine", "cuda", probe_cuda},
-      {"vem", "node", probe_node},
+      {"engine", "cpu", probe_cpu},       {"engine", "cuda", probe_cuda},
+      {"engine", "opencl", probe_opencl}, {"vem", "node", probe_node},
       {"vem", "cluster", probe_mpi},
   };
   return list;

@@ -25,6 +25,7 @@ llvm=$(llvm-config-16 --version 2>/dev/null || echo "[0-9.]+")
 expect_line "$out" "  cpu: available \(LLVM $llvm, x86_64-.*, host CPU [a-z0-9_-]+, [0-9]+ OpenMP threads\)"
 expect_line "$out" "      features: .*"
 expect_line "$out" "  cuda: unavailable: .*"
+expect_line "$out" "  opencl: (available \(.*\)|unavailable: .*)"
 expect_line "$out" "  node: available \(this machine\)"
 expect_line "$out" "  cluster: unavailable: not in this build .*"
 if grep -q " sse2" <<<"$(grep 'features:' <<<"$out")"; then :; else

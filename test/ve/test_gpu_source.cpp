@@ -142,6 +142,13 @@ TEST_CASE("launch geometry: reductions by rows or by groups and chunks", "[ve][g
   ReductionLaunch one = reduction_geometry(3, 1000, 128, d);
   CHECK(one.groups);
   CHECK(one.chunks == 1);
+  // An outer axis (a column sum of a tall matrix): rows over (row, chunk) pairs, coalesced.
+  ReductionLaunch outer = reduction_geometry(1000, 100000, 128, d, /*axis_innermost=*/false);
+  CHECK(!outer.groups);
+  CHECK(outer.chunks == 66); // 65536 items over 1000 rows
+  CHECK(outer.chunks * outer.chunk >= 100000);
+  CHECK(outer.first.global[0] >= size_t(1000 * 66));
+  CHECK(reduction_geometry(1000, 600, 128, d, false).chunks == 9); // >= 64 elements per chunk
   // Huge: the chunks stay bounded.
   CHECK(reduction_geometry(2, int64_t(1) << 40, 128, d).chunks == 1024);
 }

@@ -201,6 +201,14 @@ TEST_CASE("opencl: a loop of 100 fused steps copies its array in once and out on
   CHECK(counters(b).device_copies_in == after.device_copies_in + 1);
   CHECK(host[7] == 101.0);
   CHECK(host[8] == Approx(4.0));
+  // Exported to a frontend for writing (a NumPy array over it): uploaded at every use.
+  a->host_exported = true;
+  host[9] = -1.0;
+  b.execute(again);
+  CHECK(host[9] == 0.0);
+  b.execute(again);
+  CHECK(host[9] == 1.0);
+  CHECK(counters(b).device_copies_in == after.device_copies_in + 3);
   Program free_a;
   free_a.instrs.emplace_back(Opcode::FREE, std::vector<Operand>{View::whole(a)});
   b.execute(free_a);
@@ -210,7 +218,8 @@ TEST_CASE("opencl: a loop of 100 fused steps copies its array in once and out on
 TEST_CASE("opencl: reductions over every axis, long axes through group partials", "[ve][opencl]") {
   const char* ops[] = {"ADD_REDUCE", "MULTIPLY_REDUCE", "MINIMUM_REDUCE", "MAXIMUM_REDUCE",
                        "BITWISE_XOR_REDUCE"};
-  // 3-d 40 x 30 x 20 over each axis, a reversed view, and a 1-d axis of 300000 (group chunks).
+  // 3-d 40 x 30 x 20 over each axis, a reversed view, a 1-d axis of 300000 (group chunks), the
+  // columns of a 2000 x 600 matrix (rows in chunks, then their partials combined).
   for (const char* op : ops) {
     for (const char* t : {"int64", "int32", "float64", "uint8"}) {
       const bool is_float = std::string(t) == "float64";
@@ -218,7 +227,8 @@ TEST_CASE("opencl: reductions over every axis, long axes through group partials"
       std::ostringstream s;
       s << ".base x " << t << " 24000\n.base r0 " << t << " 600\n.base r1 " << t << " 800\n"
         << ".base r2 " << t << " 1200\n.base rr " << t << " 1200\n.base big " << t
-        << " 300000\n.base rb " << t << " 1\n"
+        << " 300000\n.base rb " << t << " 1\n.base m " << t << " 1200000\n.base rm " << t
+        << " 600\n"
         << "RANGE x\n"
         << (is_float ? "MULTIPLY x, x, 0.001:float64\n" : "") << "RANGE big\n"
         << op << " r0{0;30,20;20,1}, x{0;40,30,20;600,20,1}, 0:int64\n"
@@ -226,7 +236,8 @@ TEST_CASE("opencl: reductions over every axis, long axes through group partials"
         << op << " r2{0;40,30;30,1}, x{0;40,30,20;600,20,1}, 2:int64\n"
         << op << " rr{0;40,30;30,1}, x{23999;40,30,20;-600,-20,-1}, 2:int64\n"
         << op << " rb{0;;}, big, 0:int64\n"
-        << "SYNC r0\nSYNC r1\nSYNC r2\nSYNC rr\nSYNC rb\n";
+        << op << " rm, m{0;2000,600;600,1}, 0:int64\n" // an outer axis: chunked rows
+        << "SYNC r0\nSYNC r1\nSYNC r2\nSYNC rr\nSYNC rb\nSYNC rm\n";
       check_agree(s.str(), std::string(op) + " " + t, 1e-12);
     }
   }

@@ -328,7 +328,8 @@ private:
       return e.buffer;
     }
     Entry& e = it->second;
-    const bool host_wrote = base.data && e.host_valid && base.host_writes != e.host_writes;
+    const bool host_wrote =
+        base.data && e.host_valid && (base.host_writes != e.host_writes || base.host_exported);
     if (!e.device_valid || host_wrote) {
       HS_INTERNAL_ASSERT(base.data) << "base " << base.name << " has no values anywhere";
       to_device(base, e);
@@ -418,30 +419,25 @@ private:
         if (k != plan.axis) rows *= plan.extent(k);
       args.params[L + gpu::LAUNCH_N] = rows;
       args.params[L + gpu::LAUNCH_K] = K;
-      args.params[L + gpu::LAUNCH_CHUNKS] = 1;
-      args.params[L + gpu::LAUNCH_CHUNK] = K;
       gpu::ReductionLaunch r;
-      if (slot.source.reduction) r = gpu::reduction_geometry(rows, K, gpu::kGroupSize, info);
-      if (!r.groups) {
-        args.buffers.push_back(DeviceBuffer{});
-        args.buffers.push_back(error_);
-        run(gpu::kRowsEntry, slot.source.sequential ? gpu::grid_geometry(1, info, true)
-                                                    : gpu::grid_geometry(rows, info));
-      } else {
-        args.params[L + gpu::LAUNCH_CHUNKS] = r.chunks;
-        args.params[L + gpu::LAUNCH_CHUNK] = r.chunk;
-        size_t at = 0;
-        for (const plan::PlanInstr& in : plan.instrs) {
-          if (op_info(in.op).family != Family::REDUCTION) continue;
-          if (plan.arrays[size_t(in.operands[0].index)].contracted) continue;
-          args.params.push_back(int64_t(at));
-          at += (size_t(rows * r.chunks) * size_t(dtype_size(in.in)) + 15) / 16 * 16;
-        }
-        args.buffers.push_back(r.chunks > 1 ? scratch(at) : DeviceBuffer{});
-        args.buffers.push_back(error_);
-        run(gpu::kGroupsEntry, r.first);
-        if (r.chunks > 1) run(gpu::kCombineEntry, r.second);
+      if (slot.source.reduction)
+        r = gpu::reduction_geometry(rows, K, gpu::kGroupSize, info, plan.axis == plan.ndim - 1);
+      else // a scan: one chunk per row
+        r.first = gpu::grid_geometry(rows, info);
+      if (slot.source.sequential) r.first = gpu::grid_geometry(1, info, true);
+      args.params[L + gpu::LAUNCH_CHUNKS] = r.chunks;
+      args.params[L + gpu::LAUNCH_CHUNK] = r.chunk > 0 ? r.chunk : K;
+      size_t at = 0;
+      for (const plan::PlanInstr& in : plan.instrs) {
+        if (op_info(in.op).family != Family::REDUCTION) continue;
+        if (plan.arrays[size_t(in.operands[0].index)].contracted) continue;
+        args.params.push_back(int64_t(at));
+        at += (size_t(rows * r.chunks) * size_t(dtype_size(in.in)) + 15) / 16 * 16;
       }
+      args.buffers.push_back(r.chunks > 1 ? scratch(at) : DeviceBuffer{});
+      args.buffers.push_back(error_);
+      run(r.groups ? gpu::kGroupsEntry : gpu::kRowsEntry, r.first);
+      if (r.chunks > 1) run(gpu::kCombineEntry, r.second);
     }
     if (has_checks(plan)) checks_pending_ = true;
     for (const PlanArray& a : plan.arrays) {

@@ -379,17 +379,25 @@ private:
       break;
     }
     case Mode::ROWS: {
-      out_ << "  for (hs_i64 row = " << gid << "; row < N; row += " << gsize << ") {\n";
+      // Work item w: row w % N (consecutive items, consecutive rows), chunk w / N of the axis.
+      const std::vector<size_t> reds = reductions();
+      out_ << "  for (hs_i64 w = " << gid << "; w < N * G; w += " << gsize << ") {\n";
+      out_ << "    const hs_i64 row = w % N, c = w / N;\n";
       decompose(rows, "row", "    ");
       reduced_offsets("    ");
       accumulators("    ");
-      out_ << "    for (hs_i64 k = 0; k < K; ++k) {\n";
+      out_ << "    const hs_i64 lo = c * CL, hi = (lo + CL < K) ? lo + CL : K;\n";
+      out_ << "    for (hs_i64 k = lo; k < hi; ++k) {\n";
       out_ << "      const hs_i64 i" << axis() << " = k;\n";
       emit_body(element(mode), "      ");
       out_ << "    }\n";
-      for (size_t j : reductions())
-        out_ << "    a" << p_.instrs[j].operands[0].index << "[ro" << p_.instrs[j].operands[0].index
-             << "] = acc" << j << ";\n";
+      for (size_t r = 0; r < reds.size(); ++r) {
+        const size_t j = reds[r];
+        const int a = p_.instrs[j].operands[0].index;
+        out_ << "    if (G == 1) a" << a << "[ro" << a << "] = acc" << j << ";\n";
+        out_ << "    else ((HS_GLOBAL " << ctype(p_.instrs[j].in) << "*)(scratch + "
+             << param(L + LAUNCH_SCRATCH + r) << "))[row * G + c] = acc" << j << ";\n";
+      }
       out_ << "  }\n";
       break;
     }

@@ -7,7 +7,9 @@
 //                A block writing at indexed positions (SCATTER, *_AT) runs on one work item, in
 //                order (duplicates: the last write wins, as on the CPU).
 //   hs_rows      reductions and scans: one work item per output row (the non-axis levels
-//                flattened), the axis walked in order, the accumulators in registers.
+//                flattened) and chunk of the axis (scans: one chunk), the chunk walked in order,
+//                the accumulators in registers; consecutive items take consecutive rows (coalesced
+//                when the axis is an outer loop). Several chunks: partials, then hs_combine.
 //   hs_groups    reductions over a long axis: one group of kGroupSize items per (row, chunk of
 //                the axis); each item accumulates a strided share of the chunk in registers, the
 //                group folds them in local memory (a fixed tree, barriers), item 0 writes the

@@ -33,6 +33,8 @@ constexpr int64_t kRowsEnough = 4096;
 constexpr int64_t kShortAxis = 512;
 constexpr int64_t kItemsPerThread = 16;
 constexpr int64_t kMaxChunks = 1024;
+constexpr int64_t kRowItems = 65536; // work items a chunked hs_rows launch aims at
+constexpr int64_t kMinChunk = 64;    // axis elements per chunk of hs_rows, at least
 } // namespace
 
 LaunchGeometry grid_geometry(int64_t items, const DeviceInfo& info, bool sequential) {
@@ -44,13 +46,21 @@ LaunchGeometry grid_geometry(int64_t items, const DeviceInfo& info, bool sequent
 }
 
 ReductionLaunch reduction_geometry(int64_t rows, int64_t axis, int group_size,
-                                   const DeviceInfo& info) {
+                                   const DeviceInfo& info, bool axis_innermost) {
   HS_INTERNAL_ASSERT(size_t(group_size) <= info.max_group_size)
       << "groups of " << group_size << " on a device of at most " << info.max_group_size;
   ReductionLaunch r;
   r.chunk = axis;
   if (rows >= kRowsEnough || axis < kShortAxis || rows == 0) {
     r.first = grid_geometry(rows, info);
+    return r;
+  }
+  if (!axis_innermost) {
+    r.chunks = std::clamp<int64_t>(ceil_div(kRowItems, rows), 1,
+                                   std::clamp<int64_t>(axis / kMinChunk, 1, kMaxChunks));
+    r.chunk = ceil_div(axis, r.chunks);
+    r.first = grid_geometry(rows * r.chunks, info);
+    if (r.chunks > 1) r.second = grid_geometry(rows, info);
     return r;
   }
   r.groups = true;

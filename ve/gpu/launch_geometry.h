@@ -21,17 +21,20 @@ LaunchGeometry grid_geometry(int64_t items, const DeviceInfo& info, bool sequent
 
 // How a reduction of `rows` output elements over an axis of `axis` elements runs.
 struct ReductionLaunch {
-  bool groups = false;   // hs_groups (+ hs_combine when chunks > 1); else hs_rows
-  int64_t chunks = 1;    // chunks per row
+  bool groups = false;   // hs_groups; else hs_rows
+  int64_t chunks = 1;    // chunks per row (> 1: partials, then hs_combine)
   int64_t chunk = 0;     // axis elements per chunk
   LaunchGeometry first;  // hs_rows or hs_groups
-  LaunchGeometry second; // hs_combine (when groups and chunks > 1)
+  LaunchGeometry second; // hs_combine (when chunks > 1)
 };
 
-// hs_rows when the rows alone fill the device or the axis is short, else groups of
-// `group_size` items per (row, chunk), the axis cut into chunks of at least 16 items per work
-// item, at most 1024 chunks per row.
+// One chunk per row (hs_rows) when the rows alone fill the device or the axis is short. Else,
+// when the axis is the innermost loop (`axis_innermost`: a group's items read neighbours),
+// groups of `group_size` items per (row, chunk), chunks of at least 16 elements per item, at
+// most 1024 per row; when it is an outer loop, hs_rows over (row, chunk) pairs, neighbouring
+// items on neighbouring rows, enough chunks for 65536 items (at least 64 elements each, at most
+// 1024 chunks).
 ReductionLaunch reduction_geometry(int64_t rows, int64_t axis, int group_size,
-                                   const DeviceInfo& info);
+                                   const DeviceInfo& info, bool axis_innermost = true);
 
 } // namespace hassium::gpu
