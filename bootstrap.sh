@@ -17,10 +17,12 @@ if [[ $mode != main && $mode != test ]]; then
 fi
 jobs=${JOBS:-2}
 
-# System libraries (DESIGN.md section 8); clang + libclang-rt for the libFuzzer target.
+# System libraries (DESIGN.md section 8); clang + libclang-rt for the libFuzzer target; the
+# OpenCL ICD loader, headers and PoCL (the OpenCL engine's device on machines without a GPU).
 apt_packages=(cmake ninja-build g++ ccache clang libclang-rt-14-dev llvm-16-dev
   libboost-graph-dev libboost-dev catch2 librandom123-dev libxxhash-dev libcli11-dev
-  libopenblas-dev libopenmpi-dev openmpi-bin graphviz python3-venv)
+  libopenblas-dev libopenmpi-dev openmpi-bin graphviz python3-venv
+  pocl-opencl-icd ocl-icd-opencl-dev opencl-headers)
 # Python packages, from PyPI into .venv. pybind11 stays on 3.1.x: the ndarray's fast wrap and
 # deallocation use its instance layout (bridge/python/convert.cpp, bind_ndarray.cpp).
 pip_packages=(numpy 'pybind11>=3.1,<3.2' scikit-build-core pytest hypothesis matplotlib)

@@ -14,6 +14,7 @@ void Base::release_memory() {
   allocation.reset();
   ReleaseBin::release(external_owner);
   synced = false;
+  host_exported = false;
 }
 
 } // namespace hassium

@@ -11,7 +11,9 @@
 
 namespace hassium {
 
-struct Base {
+// enable_shared_from_this: an engine keeping per-base state (a GPU's device copies) tells a dead
+// base from a new one at the same address.
+struct Base : std::enable_shared_from_this<Base> {
   Base(std::string name, DType dtype, int64_t nelem)
       : name(std::move(name)), dtype(dtype), nelem(nelem) {}
   Base(const Base&) = delete;
@@ -35,6 +37,13 @@ struct Base {
   // Set when a SYNC has executed and `data` holds the base's values for the frontend; cleared
   // when a later block writes the base.
   bool synced = false;
+  // Counts the times a frontend may have written `data` outside a flush (a store into a synced
+  // array, a writable buffer handed out): an engine keeping a device copy (ve/gpu) uploads the
+  // host's values again when it changed since the engine last copied either way.
+  uint64_t host_writes = 0;
+  // Set when a frontend handed out a writable pointer into `data` that outlives the call (a NumPy
+  // array over it): every flush may find the host's values changed. Cleared by release_memory().
+  bool host_exported = false;
   // Writes recorded to this base by the Python frontend (bridge/python/session.cpp record()):
   // a lazy boolean-mask selection (hassium/_masked.py) is assigned back under its mask only
   // while its mask's base has not been written since.

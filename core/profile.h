@@ -30,6 +30,14 @@ namespace hassium {
   X(pool_reuses, int64_t, "memory pool reuses")                                                    \
   X(pool_os_allocations, int64_t, "memory pool OS allocations")                                    \
   X(peak_bytes, int64_t, "peak bytes allocated")                                                   \
+  X(device_copies_in, int64_t, "copies host -> device")                                            \
+  X(device_bytes_in, int64_t, "bytes host -> device")                                              \
+  X(device_copies_out, int64_t, "copies device -> host")                                           \
+  X(device_bytes_out, int64_t, "bytes device -> host")                                             \
+  X(device_launches, int64_t, "device kernel launches")                                            \
+  X(device_syncs, int64_t, "device synchronizations")                                              \
+  X(device_fallback_blocks, int64_t, "blocks the GPU engine ran on the CPU engine")                \
+  X(device_peak_bytes, int64_t, "device peak bytes")                                               \
   X(fuse_seconds, double, "fusion time (s)")                                                       \
   X(compile_seconds, double, "compile time (s)")                                                   \
   X(background_compile_seconds, double, "background compile time (s)")                             \

@@ -82,6 +82,11 @@ struct EngineStats {
   double background_compile_seconds = 0;
   // Compile time per kernel by tier (core/profile.h).
   DurationHistogram fast_compiles, optimized_compiles;
+  // An engine with memory of its own (a GPU's): copies each way (array data only), kernel
+  // launches, waits for the device, blocks it handed to its CPU engine, its peak memory.
+  int64_t to_device_copies = 0, to_device_bytes = 0;
+  int64_t to_host_copies = 0, to_host_bytes = 0;
+  int64_t launches = 0, device_syncs = 0, fallback_blocks = 0, device_peak_bytes = 0;
 };
 
 class Engine {

@@ -13,10 +13,49 @@
 #include "ir/text/verifier.h"
 #include "ve/cpu/host_info.h"
 #include "vem/node/node_vem.h"
+#if defined(HASSIUM_HAVE_OPENCL) || defined(HASSIUM_HAVE_CUDA)
+#include <cstdio>
+
+#include "ve/gpu/gpu_engine.h"
+#endif
+#ifdef HASSIUM_HAVE_OPENCL
+#include "ve/opencl/opencl_device.h"
+#endif
+#ifdef HASSIUM_HAVE_CUDA
+#include "ve/cuda/cuda_device.h"
+#endif
 
 namespace hassium {
 
 namespace {
+#if defined(HASSIUM_HAVE_OPENCL) || defined(HASSIUM_HAVE_CUDA)
+GpuOptions gpu_options(const StackOptions& o) {
+  GpuOptions g;
+  g.cache = o.gpu_cache;
+  g.cache_dir = o.gpu_cache_dir;
+  g.cpu = o.cpu;
+  return g;
+}
+
+// The GPU engine `name` over the device `make_device` opens; without a usable device (it
+// throws UserError saying why): the CPU engine with one line saying so ([gpu] fallback = cpu),
+// or the error (fallback = error).
+template <typename MakeDevice>
+std::unique_ptr<Engine> gpu_engine(const StackOptions& o, const char* name,
+                                   MakeDevice make_device) {
+  std::unique_ptr<gpu::GpuDevice> device;
+  try {
+    device = make_device();
+  } catch (const UserError& e) {
+    if (!o.gpu_fallback_cpu) throw;
+    std::fprintf(stderr, "hassium: engine %s unavailable (%s); running on the CPU engine\n", name,
+                 e.what());
+    return make_cpu_engine(o.cpu);
+  }
+  return make_gpu_engine(std::move(device), gpu_options(o), name);
+}
+#endif
+
 std::unique_ptr<MergeCache> make_merge_cache(const StackOptions& o) {
   if (o.merge_cache == MergeCacheMode::NONE) return nullptr;
   MergeCache::Options mo;
@@ -31,7 +70,26 @@ const Registry<EngineComponent>& engine_registry() {
       "stack.engine", "engine",
       {{"cpu",
         {[](const StackOptions& o) { return make_cpu_engine(o.cpu); }, probe_cpu_engine},
-        "LLVM JIT + OpenMP on this machine's cores"}});
+        "LLVM JIT + OpenMP on this machine's cores"},
+#ifdef HASSIUM_HAVE_CUDA
+       {"cuda",
+        {[](const StackOptions& o) {
+           return gpu_engine(o, "cuda", [] { return cuda::make_cuda_device(); });
+         },
+         cuda::probe_cuda_engine},
+        "NVIDIA GPU: the GPU kernel generator's CUDA C through NVRTC and the CUDA Driver API"},
+#endif
+#ifdef HASSIUM_HAVE_OPENCL
+       {"opencl",
+        {[](const StackOptions& o) {
+           return gpu_engine(o, "opencl",
+                             [&] { return gpu::make_opencl_device({o.opencl_device}); });
+         },
+         gpu::probe_opencl_engine},
+        "OpenCL 1.2 device (a GPU; PoCL on the CPU where none): the GPU kernel generator's "
+        "OpenCL C"},
+#endif
+      });
   return registry;
 }
 
@@ -83,6 +141,10 @@ StackOptions StackOptions::from_config(const Config& config) {
   o.cpu.drop_compiler_pages = config.get_bool("cpu", "drop_compiler_pages");
   o.cpu.adaptive_threads = config.get_bool("cpu", "adaptive_threads");
   o.cpu.blas = config.component("cpu", "blas", cpu::blas_registry());
+  o.gpu_cache = kernel_cache_registry().find(config.choice("gpu", "kernel_cache")).value;
+  o.gpu_cache_dir = config.get_string("gpu", "cache_dir");
+  o.opencl_device = config.get_string("gpu", "opencl_device");
+  o.gpu_fallback_cpu = config.choice("gpu", "fallback") == "cpu";
   o.memory.enabled = config.get_bool("memory", "pool");
   o.memory.cap_bytes = size_t(std::max<int64_t>(0, config.get_int("memory", "pool_cap_mb"))) << 20;
   o.memory.huge_pages = config.get_bool("memory", "huge_pages");

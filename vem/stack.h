@@ -29,6 +29,11 @@ struct StackOptions {
   MergeCacheMode merge_cache = MergeCacheMode::MEMORY;
   std::string merge_cache_dir; // merge_cache == DISK: the partitions' directory
   CpuOptions cpu;
+  // The GPU engines: program cache, OpenCL device choice ([gpu]).
+  KernelCacheMode gpu_cache = KernelCacheMode::DISK;
+  std::string gpu_cache_dir;
+  std::string opencl_device;
+  bool gpu_fallback_cpu = true; // no usable device: the CPU engine (else the error)
   MemoryPoolOptions memory;
   bool profile = false;
   std::string dot_dir; // [profile] dot_dir: each flush's WSP graph as .dot; empty = off

@@ -173,6 +173,7 @@ void* sync(const node& n, bool for_write) {
     b.used = true;
     run_pending(b.base);
   }
+  if (for_write) ++b.base->host_writes; // the caller writes it: an engine's device copy is stale
   return b.base->data;
 }
 

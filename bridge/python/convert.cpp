@@ -259,6 +259,7 @@ std::optional<Array> from_numpy(const py::array& arr, bool force_copy) {
     a.owner = new_base(*t, nelem);
     Base& b = *a.owner->base;
     b.data = const_cast<char*>(static_cast<const char*>(arr.data())) + lo;
+    b.host_exported = true; // the NumPy array may be written at any time
     PyObject* keep = arr.ptr();
     Py_INCREF(keep);
     b.external_owner = std::shared_ptr<void>(keep, [](void* o) {
@@ -294,6 +295,7 @@ py::array to_numpy(const Array& a) {
   auto* keep = new OwnerPtr(a.owner);
   py::capsule cap(keep, [](void* p) { delete static_cast<OwnerPtr*>(p); });
   char* ptr = static_cast<char*>(b.data) + a.view.offset * item;
+  b.host_exported = true; // NumPy may write through it at any time
   return py::array(py::reinterpret_borrow<py::dtype>(numpy_dtype(b.dtype)), shape, strides, ptr,
                    cap);
 }

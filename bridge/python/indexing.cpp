@@ -549,6 +549,7 @@ bool store_element(const View& a, int64_t offset, py::handle value) {
   const Scalar c = v.code == code_of(b.dtype) ? v.value : assigned_constant(v, b.dtype);
   c.store(static_cast<char*>(b.data) + offset * dtype_size(b.dtype));
   ++b.generation; // a write (hassium/_masked.py's check), as record() counts one
+  ++b.host_writes; // an engine's device copy is stale
   return true;
 }
 

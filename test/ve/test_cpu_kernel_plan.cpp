@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "test/ve/cpu_fixture.h"
-#include "ve/cpu/kernel_plan.h"
+#include "ve/cpu/plan.h"
 
 using namespace hassium;
 using namespace hassium::test;

@@ -12,7 +12,7 @@
 
 #include "test/ve/cpu_fixture.h"
 #include "ve/cpu/jit_compiler.h"
-#include "ve/cpu/kernel_plan.h"
+#include "ve/cpu/plan.h"
 
 using namespace hassium;
 using namespace hassium::test;

@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 #include "test/ve/cpu_fixture.h"
-#include "ve/cpu/kernel_plan.h"
+#include "ve/cpu/plan.h"
 
 using namespace hassium;
 using namespace hassium::test;

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "ve/cpu/jit_compiler.h"
-#include "ve/cpu/kernel_plan.h"
+#include "ve/cpu/plan.h"
 
 namespace hassium::cpu {
 

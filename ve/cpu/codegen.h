@@ -9,7 +9,7 @@
 #include <llvm/IR/Module.h>
 
 #include "ve/cpu/kernel_abi.h"
-#include "ve/cpu/kernel_plan.h"
+#include "ve/cpu/plan.h"
 
 namespace hassium::cpu {
 

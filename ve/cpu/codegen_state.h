@@ -10,7 +10,7 @@
 #include <llvm/IR/Module.h>
 
 #include "ve/cpu/emitter.h"
-#include "ve/cpu/kernel_plan.h"
+#include "ve/cpu/plan.h"
 
 namespace hassium::cpu {
 

@@ -14,7 +14,7 @@
 #include "ve/cpu/background_compiler.h"
 #include "ve/cpu/code_pages.h"
 #include "ve/cpu/jit_compiler.h"
-#include "ve/cpu/kernel_plan.h"
+#include "ve/cpu/plan.h"
 #include "ve/cpu/launcher.h"
 #include "ve/cpu/matmul.h"
 #include "ve/cpu/object_cache.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ve/cpu/kernel_abi.h"
-#include "ve/cpu/kernel_plan.h"
+#include "ve/cpu/plan.h"
 
 namespace llvm {
 class LLVMContext;

@@ -213,6 +213,14 @@ void NodeVem::add_counters(ProfileCounters& c) const {
   c.optimized_compiles += e.optimized_compiles;
   c.background_compile_seconds += e.background_compile_seconds;
   c.execute_seconds += e.execute_seconds;
+  c.device_copies_in += e.to_device_copies;
+  c.device_bytes_in += e.to_device_bytes;
+  c.device_copies_out += e.to_host_copies;
+  c.device_bytes_out += e.to_host_bytes;
+  c.device_launches += e.launches;
+  c.device_syncs += e.device_syncs;
+  c.device_fallback_blocks += e.fallback_blocks;
+  c.device_peak_bytes = std::max(c.device_peak_bytes, e.device_peak_bytes);
   MemoryPoolStats m = pool_->stats();
   c.pool_reuses += m.reuses;
   c.pool_os_allocations += m.os_allocations;

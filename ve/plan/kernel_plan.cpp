@@ -1,6 +1,6 @@
 // plan_block: a fused block -> its loop structure (reordered, collapsed), arrays, constants, the
 // spec string, and this call's pointers and parameters.
-#include "ve/cpu/kernel_plan.h"
+#include "ve/plan/kernel_plan.h"
 
 #include <algorithm>
 #include <charconv>
@@ -11,7 +11,7 @@
 #include "core/pointer_index.h"
 #include "core/view_index.h"
 
-namespace hassium::cpu {
+namespace hassium::plan {
 
 namespace {
 constexpr int64_t kChunkMin = int64_t(1) << 15;   // elements per chunk of a partial reduction
@@ -544,4 +544,4 @@ KernelPlan plan_block(const KernelBlock& block) {
   return plan;
 }
 
-} // namespace hassium::cpu
+} // namespace hassium::plan

@@ -1,5 +1,8 @@
 // KernelPlan: a fused block reduced to the structure its kernel is compiled from (the spec, the
 // memory-cache key) and the values that change from call to call (pointers and int64 params).
+// Shared by the engines that compile blocks: the CPU engine (ve/cpu) and the GPU kernel
+// generator (ve/gpu). Fields only the CPU launcher uses are marked "CPU launcher"; the GPU
+// engine ignores them (it maps the loop nest to a grid itself, ve/gpu/launch_geometry.h).
 //
 // The loop nest runs over the block's loop shape with its dimensions reordered (largest
 // strides outermost), extent-1 dimensions dropped and adjacent dimensions merged where every
@@ -17,7 +20,7 @@
 #include "core/instruction.h"
 #include "ve/engine.h"
 
-namespace hassium::cpu {
+namespace hassium::plan {
 
 enum class StrideClass : uint8_t { ZERO, ONE, ANY };
 
@@ -77,7 +80,7 @@ struct KernelPlan {
   // --- structure: what the generated code depends on ---
   int ndim = 1;
   int axis = -1; // loop level of the reduction/scan axis, -1 if none
-  int split = 0; // loop level whose range is the kernel's [begin, end)
+  int split = 0; // CPU launcher: loop level whose range is the kernel's [begin, end)
   bool has_scan = false;
   bool has_reduction = false;
   bool writes_flat = false; // SCATTER: runs on one thread (duplicates: the last write wins)
@@ -90,15 +93,17 @@ struct KernelPlan {
 
   // --- per call (never read by the code generator) ---
   std::vector<int64_t> params;
-  std::vector<void*> ptrs; // REDUCED arrays with partials: the launcher fills `ptr`
-  bool empty = false;      // nothing to compute
+  // Host pointers (offset folded in) per pointer slot; REDUCED arrays with partials: the CPU
+  // launcher fills `ptr`. A GPU engine addresses bases by its own buffers and view offsets.
+  std::vector<void*> ptrs;
+  bool empty = false;                         // nothing to compute
   const Instruction* empty_min_max = nullptr; // a minimum/maximum over an empty axis: an error
-  // How the split level is cut: 0 = any way (the launcher splits it over the threads);
-  // n >= 1 = exactly n equal chunks, whatever the thread count (a reduction split along its
-  // axis goes through n partial results combined in chunk order, so the sum does not depend
-  // on the number of threads).
+  // CPU launcher: how the split level is cut: 0 = any way (the launcher splits it over the
+  // threads); n >= 1 = exactly n equal chunks, whatever the thread count (a reduction split along
+  // its axis goes through n partial results combined in chunk order, so the sum does not depend on
+  // the number of threads).
   int64_t chunks = 0;
-  int64_t partial_elems = 0; // elements of one chunk's partial result per REDUCED array
+  int64_t partial_elems = 0; // CPU launcher: elements of one chunk's partial per REDUCED array
 
   int64_t extent(int level) const { return params[size_t(level)]; }
   int64_t total() const; // product of the extents
@@ -120,4 +125,4 @@ void bind_plan(const KernelBlock& block, KernelPlan& plan, bool bind_data = true
 // Below this many loop iterations a kernel runs on one thread.
 inline constexpr int64_t kParallelMin = int64_t(1) << 15;
 
-} // namespace hassium::cpu
+} // namespace hassium::plan

@@ -1,0 +1,154 @@
+// Tests of the GPU kernel generator and launch geometry that need no device: what is supported,
+// the entries of each kind of block, one source per structure, the geometry of every launch.
+#include <catch2/catch.hpp>
+
+#include "ir/parser.h"
+#include "ve/gpu/kernel_source.h"
+#include "ve/gpu/launch_geometry.h"
+
+using namespace hassium;
+using namespace hassium::gpu;
+
+namespace {
+plan::KernelPlan plan_of(const Program& p, std::vector<const Base*> contracted = {}) {
+  KernelBlock block;
+  block.program = &p;
+  for (size_t i = 0; i < p.instrs.size(); ++i)
+    if (!p.instrs[i].is_system()) block.instrs.push_back(i);
+  block.contracted = std::move(contracted);
+  plan::KernelPlan k;
+  plan::plan_block(block, k, /*bind_data=*/false);
+  return k;
+}
+
+DeviceInfo device(size_t max_group = 1024) {
+  DeviceInfo d;
+  d.max_group_size = max_group;
+  d.compute_units = 80;
+  return d;
+}
+} // namespace
+
+TEST_CASE("gpu source: element-wise blocks have one grid-stride entry", "[ve][gpu]") {
+  Program p = parse_program(R"(
+.base a float64 100
+.base b float64 100
+.base c float64 100
+MULTIPLY c, a, b
+ADD c, c, 2.5:float64
+)");
+  plan::KernelPlan k = plan_of(p);
+  std::string why;
+  REQUIRE(supported(k, &why));
+  KernelSource s = generate_source(k, Dialect::opencl());
+  CHECK(s.entries == std::vector<std::string>{kElementsEntry});
+  CHECK(!s.reduction);
+  CHECK(s.source.find("HS_KERNEL void hs_elements(") != std::string::npos);
+  CHECK(s.source.find("#define HS_KERNEL __kernel") != std::string::npos);
+  CHECK(generate_source(k, Dialect::cuda()).source.find("extern \"C\" __global__") !=
+        std::string::npos);
+}
+
+TEST_CASE("gpu source: one source per structure, whatever the sizes and constants", "[ve][gpu]") {
+  Program p1 = parse_program(".base a float32 10\n.base b float32 10\nADD b, a, 1.0:float32\n");
+  Program p2 = parse_program(".base a float32 999\n.base b float32 999\nADD b, a, 7.0:float32\n");
+  CHECK(generate_source(plan_of(p1), Dialect::opencl()).source ==
+        generate_source(plan_of(p2), Dialect::opencl()).source);
+}
+
+TEST_CASE("gpu source: reductions have row, group and combine entries; scans rows", "[ve][gpu]") {
+  Program r = parse_program(R"(
+.base a int32 12
+.base s int32 3
+ADD_REDUCE s, a{0;3,4;4,1}, 1:int64
+)");
+  KernelSource s = generate_source(plan_of(r), Dialect::opencl());
+  CHECK(s.reduction);
+  CHECK(s.entries == std::vector<std::string>{kRowsEntry, kGroupsEntry, kCombineEntry});
+  CHECK(s.source.find("HS_BARRIER()") != std::string::npos);
+  Program c = parse_program(R"(
+.base a float64 12
+.base s float64 12
+ADD_ACCUMULATE s{0;3,4;4,1}, a{0;3,4;4,1}, 0:int64
+)");
+  KernelSource sc = generate_source(plan_of(c), Dialect::opencl());
+  CHECK(!sc.reduction);
+  CHECK(sc.entries == std::vector<std::string>{kRowsEntry});
+}
+
+TEST_CASE("gpu source: unsupported blocks say why", "[ve][gpu]") {
+  Program p = parse_program(".base a complex128 4\n.base b complex128 4\nSQRT b, a\n");
+  std::string why;
+  CHECK(!supported(plan_of(p), &why));
+  CHECK(why.find("SQRT") != std::string::npos);
+}
+
+TEST_CASE("gpu source: indexed writes run in order on one work item", "[ve][gpu]") {
+  Program p = parse_program(R"(
+.base t float64 5
+.base i int64 3
+.base v float64 3
+SCATTER t, v, i
+)");
+  KernelSource s = generate_source(plan_of(p), Dialect::opencl());
+  CHECK(s.sequential);
+  CHECK(s.source.find("hs_error(err") != std::string::npos);
+}
+
+TEST_CASE("launch geometry: grid-stride launches of 1-d, 2-d and 3-d loops", "[ve][gpu]") {
+  const DeviceInfo d = device();
+  // One item, a tiny loop, a 2-d loop (300 x 7), a 3-d loop (64 x 64 x 64), a huge one.
+  LaunchGeometry one = grid_geometry(1, d);
+  CHECK((one.global[0] == 1 && one.local[0] == 1));
+  LaunchGeometry tiny = grid_geometry(5, d);
+  CHECK(tiny.local[0] == 8);
+  CHECK(tiny.global[0] == 8);
+  LaunchGeometry two = grid_geometry(300 * 7, d);
+  CHECK(two.local[0] == size_t(kDefaultGroup));
+  CHECK(two.global[0] >= 2100);
+  CHECK(two.global[0] % two.local[0] == 0);
+  LaunchGeometry three = grid_geometry(64 * 64 * 64, d);
+  CHECK(three.global[0] == size_t(64 * 64 * 64));
+  LaunchGeometry huge = grid_geometry(int64_t(1) << 40, d);
+  CHECK(huge.global[0] == size_t(kMaxGroups * kDefaultGroup)); // the rest by striding
+  CHECK(grid_geometry(0, d).global[0] == 1);
+  CHECK(grid_geometry(1000, d, /*sequential=*/true).global[0] == 1);
+}
+
+TEST_CASE("launch geometry: the device's group size limit", "[ve][gpu]") {
+  CHECK(grid_geometry(10000, device(64)).local[0] == 64);
+  CHECK(grid_geometry(10000, device(100)).local[0] == 64); // a power of two below the limit
+  CHECK_THROWS(reduction_geometry(10, 1 << 20, 128, device(64)));
+}
+
+TEST_CASE("launch geometry: reductions by rows or by groups and chunks", "[ve][gpu]") {
+  const DeviceInfo d = device();
+  // Many rows: one work item per row.
+  ReductionLaunch rows = reduction_geometry(1 << 20, 100, 128, d);
+  CHECK(!rows.groups);
+  // A short axis: per row too.
+  CHECK(!reduction_geometry(10, 50, 128, d).groups);
+  // An empty axis: the identity, per row.
+  CHECK(!reduction_geometry(10, 0, 128, d).groups);
+  // A full reduction of a long axis: groups over chunks, then the combine pass.
+  ReductionLaunch full = reduction_geometry(1, int64_t(1) << 24, 128, d);
+  CHECK(full.groups);
+  CHECK(full.chunks > 1);
+  CHECK(full.chunks * full.chunk >= int64_t(1) << 24);
+  CHECK((full.chunks - 1) * full.chunk < int64_t(1) << 24);
+  CHECK(full.first.local[0] == 128);
+  CHECK(full.second.global[0] >= 1);
+  // One chunk: no combine pass.
+  ReductionLaunch one = reduction_geometry(3, 1000, 128, d);
+  CHECK(one.groups);
+  CHECK(one.chunks == 1);
+  // An outer axis (a column sum of a tall matrix): rows over (row, chunk) pairs, coalesced.
+  ReductionLaunch outer = reduction_geometry(1000, 100000, 128, d, /*axis_innermost=*/false);
+  CHECK(!outer.groups);
+  CHECK(outer.chunks == 66); // 65536 items over 1000 rows
+  CHECK(outer.chunks * outer.chunk >= 100000);
+  CHECK(outer.first.global[0] >= size_t(1000 * 66));
+  CHECK(reduction_geometry(1000, 600, 128, d, false).chunks == 9); // >= 64 elements per chunk
+  // Huge: the chunks stay bounded.
+  CHECK(reduction_geometry(2, int64_t(1) << 40, 128, d).chunks == 1024);
+}

@@ -1,0 +1,306 @@
+// Tests of the GPU engine on its OpenCL device (PoCL here): the same programs on the CPU engine and
+// on the OpenCL engine give equal values (integers, bools and RANDOM bit for bit, floats within a
+// few ulps), data stays resident across flushes (transfers counted), reductions over every axis,
+// scans, error paths, blocks the GPU hands to the CPU engine.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/index_error.h"
+#include "ir/parser.h"
+#include "vem/stack.h"
+
+using namespace hassium;
+
+namespace {
+StackOptions options(const std::string& engine) {
+  StackOptions o;
+  o.engine = engine;
+  o.cpu.cache = KernelCacheMode::MEMORY;
+  o.cpu.threads = 2;
+  o.gpu_cache = KernelCacheMode::MEMORY;
+  return o;
+}
+
+// The OpenCL stack, built once (compiled programs are kept in its memory cache).
+Backend& opencl() {
+  static Stack s = build_stack(options("opencl"));
+  return *s.backend;
+}
+Backend& cpu() {
+  static Stack s = build_stack(options("cpu"));
+  return *s.backend;
+}
+
+ProfileCounters counters(Backend& b) {
+  ProfileCounters c;
+  b.add_counters(c);
+  return c;
+}
+
+// Bit distance between two finite floats of one sign (ulps).
+template <typename F, typename I> int64_t ulps(F a, F b) {
+  I x, y;
+  std::memcpy(&x, &a, sizeof x);
+  std::memcpy(&y, &b, sizeof y);
+  if ((x < 0) != (y < 0)) return (a == b) ? 0 : INT64_MAX;
+  return std::abs(int64_t(x) - int64_t(y));
+}
+
+template <typename F, typename I> bool float_close(F a, F b, int64_t max_ulps, double rtol) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  if (a == b) return true;
+  if (std::isinf(a) || std::isinf(b)) return false;
+  if (ulps<F, I>(a, b) <= max_ulps) return true;
+  return std::abs(double(a) - double(b)) <=
+         rtol * std::max(std::abs(double(a)), std::abs(double(b)));
+}
+
+// Whether the element values of two bases agree: exactly for integers and bools, floats within
+// a few ulps, or `rtol` relative (sums in another order).
+bool same_values(const Base& x, const Base& y, std::string& why, double rtol) {
+  for (int64_t i = 0; i < x.nelem; ++i) {
+    const char* p = static_cast<const char*>(x.data);
+    const char* q = static_cast<const char*>(y.data);
+    bool ok = true;
+    switch (x.dtype) {
+    case DType::FLOAT32:
+      ok = float_close<float, int32_t>(reinterpret_cast<const float*>(p)[i],
+                                       reinterpret_cast<const float*>(q)[i], 4, rtol * 1e3);
+      break;
+    case DType::FLOAT64:
+      ok = float_close<double, int64_t>(reinterpret_cast<const double*>(p)[i],
+                                        reinterpret_cast<const double*>(q)[i], 4, rtol);
+      break;
+    case DType::COMPLEX64:
+      ok = float_close<float, int32_t>(reinterpret_cast<const float*>(p)[2 * i],
+                                       reinterpret_cast<const float*>(q)[2 * i], 4, rtol * 1e3) &&
+           float_close<float, int32_t>(reinterpret_cast<const float*>(p)[2 * i + 1],
+                                       reinterpret_cast<const float*>(q)[2 * i + 1], 4, rtol * 1e3);
+      break;
+    case DType::COMPLEX128:
+      ok = float_close<double, int64_t>(reinterpret_cast<const double*>(p)[2 * i],
+                                        reinterpret_cast<const double*>(q)[2 * i], 4, rtol) &&
+           float_close<double, int64_t>(reinterpret_cast<const double*>(p)[2 * i + 1],
+                                        reinterpret_cast<const double*>(q)[2 * i + 1], 4, rtol);
+      break;
+    default: {
+      const int n = dtype_size(x.dtype);
+      ok = std::memcmp(p + i * n, q + i * n, size_t(n)) == 0;
+    }
+    }
+    if (!ok) {
+      why = x.name + "[" + std::to_string(i) + "] differs";
+      return false;
+    }
+  }
+  return true;
+}
+
+// Runs `text` on both engines (each its own parse) and compares every SYNC'd base.
+struct Outcome {
+  std::string error; // the UserError's message, or empty
+  Program program;
+};
+Outcome run(Backend& b, const std::string& text) {
+  Outcome o{{}, parse_program(text)};
+  try {
+    b.execute(o.program);
+  } catch (const UserError& e) {
+    o.error = e.what();
+  }
+  return o;
+}
+
+void check_agree(const std::string& text, const std::string& name, double rtol = 1e-12) {
+  Outcome c = run(cpu(), text);
+  Outcome g = run(opencl(), text);
+  INFO(name);
+  CHECK(c.error.empty() == g.error.empty());
+  if (!c.error.empty() || !g.error.empty()) {
+    CHECK(c.error == g.error);
+    return;
+  }
+  for (size_t i = 0; i < c.program.instrs.size(); ++i) {
+    if (c.program.instrs[i].op != Opcode::SYNC) continue;
+    const Base& x = *c.program.instrs[i].out().base;
+    const Base& y = *g.program.instrs[i].out().base;
+    if (!x.data) { // FREEd later in the program
+      CHECK(!y.data);
+      continue;
+    }
+    REQUIRE(y.data);
+    std::string why;
+    INFO("base " << x.name);
+    CHECK(same_values(x, y, why, rtol));
+    if (!why.empty()) UNSCOPED_INFO(why);
+  }
+}
+
+std::string read(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+} // namespace
+
+TEST_CASE("opencl: every `hassium run` case agrees with the CPU engine", "[ve][opencl]") {
+  std::vector<std::filesystem::path> cases;
+  for (const auto& e : std::filesystem::directory_iterator(HASSIUM_TEST_DIR "/run/cases"))
+    if (e.path().extension() == ".hsb") cases.push_back(e.path());
+  std::sort(cases.begin(), cases.end());
+  REQUIRE(cases.size() > 50);
+  for (const auto& path : cases) {
+    // Sums in another order: the cases' float reductions agree to 1e-9 relative.
+    check_agree(read(path), path.filename().string(), 1e-9);
+  }
+}
+
+TEST_CASE("opencl: a loop of 100 fused steps copies its array in once and out once",
+          "[ve][opencl]") {
+  Backend& b = opencl();
+  BasePtr a = make_base("a", DType::FLOAT64, 100000);
+  std::vector<double> host(100000);
+  for (size_t i = 0; i < host.size(); ++i) host[i] = double(i);
+  a->data = host.data(); // a frontend's array: host data, uploaded at first use
+  const ProfileCounters before = counters(b);
+  for (int step = 0; step < 100; ++step) {
+    Program p;
+    p.instrs.emplace_back(Opcode::MULTIPLY, std::vector<Operand>{View::whole(a), View::whole(a),
+                                                                 Scalar::of_float(0.5)});
+    p.instrs.emplace_back(
+        Opcode::ADD, std::vector<Operand>{View::whole(a), View::whole(a), Scalar::of_float(1.0)});
+    if (step == 99) p.instrs.emplace_back(Opcode::SYNC, std::vector<Operand>{View::whole(a)});
+    b.execute(p);
+  }
+  const ProfileCounters after = counters(b);
+  CHECK(after.device_copies_in - before.device_copies_in == 1);
+  CHECK(after.device_copies_out - before.device_copies_out == 1);
+  CHECK(after.device_bytes_in - before.device_bytes_in == 800000);
+  CHECK(after.device_launches - before.device_launches == 100);
+  // x -> x/2 + 1, 100 times: 2 + (x - 2) / 2^100
+  CHECK(host[0] == Approx(2.0));
+  CHECK(host[99999] == Approx(2.0));
+  // Read again, with no host write: nothing is copied; a host write is uploaded again.
+  Program again;
+  again.instrs.emplace_back(
+      Opcode::ADD, std::vector<Operand>{View::whole(a), View::whole(a), Scalar::of_float(1.0)});
+  again.instrs.emplace_back(Opcode::SYNC, std::vector<Operand>{View::whole(a)});
+  b.execute(again);
+  CHECK(counters(b).device_copies_in == after.device_copies_in);
+  host[7] = 100.0;
+  ++a->host_writes;
+  b.execute(again);
+  CHECK(counters(b).device_copies_in == after.device_copies_in + 1);
+  CHECK(host[7] == 101.0);
+  CHECK(host[8] == Approx(4.0));
+  // Exported to a frontend for writing (a NumPy array over it): uploaded at every use.
+  a->host_exported = true;
+  host[9] = -1.0;
+  b.execute(again);
+  CHECK(host[9] == 0.0);
+  b.execute(again);
+  CHECK(host[9] == 1.0);
+  CHECK(counters(b).device_copies_in == after.device_copies_in + 3);
+  Program free_a;
+  free_a.instrs.emplace_back(Opcode::FREE, std::vector<Operand>{View::whole(a)});
+  b.execute(free_a);
+  a->data = nullptr;
+}
+
+TEST_CASE("opencl: reductions over every axis, long axes through group partials", "[ve][opencl]") {
+  const char* ops[] = {"ADD_REDUCE", "MULTIPLY_REDUCE", "MINIMUM_REDUCE", "MAXIMUM_REDUCE",
+                       "BITWISE_XOR_REDUCE"};
+  // 3-d 40 x 30 x 20 over each axis, a reversed view, a 1-d axis of 300000 (group chunks), the
+  // columns of a 2000 x 600 matrix (rows in chunks, then their partials combined).
+  for (const char* op : ops) {
+    for (const char* t : {"int64", "int32", "float64", "uint8"}) {
+      const bool is_float = std::string(t) == "float64";
+      if (is_float && std::string(op) == "BITWISE_XOR_REDUCE") continue;
+      std::ostringstream s;
+      s << ".base x " << t << " 24000\n.base r0 " << t << " 600\n.base r1 " << t << " 800\n"
+        << ".base r2 " << t << " 1200\n.base rr " << t << " 1200\n.base big " << t
+        << " 300000\n.base rb " << t << " 1\n.base m " << t << " 1200000\n.base rm " << t
+        << " 600\n"
+        << "RANGE x\n"
+        << (is_float ? "MULTIPLY x, x, 0.001:float64\n" : "") << "RANGE big\n"
+        << op << " r0{0;30,20;20,1}, x{0;40,30,20;600,20,1}, 0:int64\n"
+        << op << " r1{0;40,20;20,1}, x{0;40,30,20;600,20,1}, 1:int64\n"
+        << op << " r2{0;40,30;30,1}, x{0;40,30,20;600,20,1}, 2:int64\n"
+        << op << " rr{0;40,30;30,1}, x{23999;40,30,20;-600,-20,-1}, 2:int64\n"
+        << op << " rb{0;;}, big, 0:int64\n"
+        << op << " rm, m{0;2000,600;600,1}, 0:int64\n" // an outer axis: chunked rows
+        << "SYNC r0\nSYNC r1\nSYNC r2\nSYNC rr\nSYNC rb\nSYNC rm\n";
+      check_agree(s.str(), std::string(op) + " " + t, 1e-12);
+    }
+  }
+}
+
+TEST_CASE("opencl: scans along every axis", "[ve][opencl]") {
+  for (int axis = 0; axis < 2; ++axis) {
+    std::ostringstream s;
+    s << ".base x int64 600\n.base y int64 600\n.base f float64 600\n.base g float64 600\n"
+      << "RANGE x\nRANGE f\nMULTIPLY f, f, 0.5:float64\n"
+      << "ADD_ACCUMULATE y{0;20,30;30,1}, x{0;20,30;30,1}, " << axis << ":int64\n"
+      << "MULTIPLY_ACCUMULATE g{0;20,30;30,1}, f{0;20,30;30,1}, " << axis << ":int64\n"
+      << "SYNC y\nSYNC g\n";
+    check_agree(s.str(), "scan axis " + std::to_string(axis));
+  }
+}
+
+TEST_CASE("opencl: RANDOM matches the CPU engine bit for bit", "[ve][opencl]") {
+  check_agree(".base r uint64 100003\nRANDOM r, 42:uint64, 123456789:uint64\nSYNC r\n", "random");
+}
+
+TEST_CASE("opencl: an out-of-range GATHER raises, and the engine stays usable", "[ve][opencl]") {
+  const std::string bad = R"(
+.base s float64 10
+.base i int64 3
+.base o float64 3
+RANGE s
+RANGE i
+MULTIPLY i, i, 6:int64
+GATHER o, s, i
+SYNC o
+)";
+  Outcome g = run(opencl(), bad);
+  CHECK(g.error == "GATHER: index 12 is out of bounds for size 10");
+  check_agree(R"(
+.base s float64 10
+.base i int64 3
+.base o float64 3
+RANGE s
+RANGE i
+MULTIPLY i, i, 4:int64
+GATHER o, s, i
+SYNC o
+)",
+              "gather after the error");
+}
+
+TEST_CASE("opencl: blocks the GPU cannot run go to the CPU engine, data moved", "[ve][opencl]") {
+  Backend& b = opencl();
+  const int64_t fallbacks = counters(b).device_fallback_blocks;
+  // Complex square root (not generated) between two device blocks.
+  check_agree(R"(
+.base f float64 50
+.base a complex128 50
+.base b complex128 50
+.base c complex128 50
+RANGE f
+IDENTITY a, f
+ADD a, a, (1.0,2.0):complex128
+SQRT b, a
+MULTIPLY c, b, a
+SYNC c
+)",
+              "complex sqrt", 1e-12);
+  CHECK(counters(b).device_fallback_blocks > fallbacks);
+}
