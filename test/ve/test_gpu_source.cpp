@@ -2,7 +2,7 @@
 // the entries of each kind of block, one source per structure, the geometry of every launch.
 #include <catch2/catch.hpp>
 
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "ve/gpu/kernel_source.h"
 #include "ve/gpu/launch_geometry.h"
 

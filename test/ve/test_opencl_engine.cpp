@@ -13,7 +13,7 @@
 
 #include "core/error.h"
 #include "core/index_error.h"
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "vem/stack.h"
 
 using namespace hassium;
