@@ -219,7 +219,7 @@ TEST_CASE("bad values name the key, the value and where it came from") {
         "[memory] pool '2' (from /etc/h.ini:3) is not a bool; valid: true, 1, yes, on, false, "
         "0, no, off");
   CHECK(with_file("[cpu]\nthreads = 2\n[fusr]\nalgorithm = greedy\n") ==
-        "/etc/h.ini:3: unknown section [fusr]; valid: stack, filters, fuser, cpu, memory, "
+        "/etc/h.ini:3: unknown section [fusr]; valid: stack, filters, fuser, cpu, cuda, memory, "
         "python, cxx, profile");
   CHECK(with_file("[memory]\npool = true\npool_cap = 1\n") ==
         "/etc/h.ini:3: unknown key 'pool_cap' in [memory]; valid: pool, pool_cap_mb, huge_pages");
@@ -228,7 +228,7 @@ TEST_CASE("bad values name the key, the value and where it came from") {
   CHECK(with_file("[cpu]\nthreads 1\n") == "/etc/h.ini:2: '=' character not found in line");
   CHECK(with_file("[cpu]\nthreads = 1\nthreads = 2\n") == "/etc/h.ini:3: duplicate key name");
   CHECK(with_file("[empty]\n[cpu]\n") ==
-        "/etc/h.ini:1: unknown section [empty]; valid: stack, filters, fuser, cpu, memory, "
+        "/etc/h.ini:1: unknown section [empty]; valid: stack, filters, fuser, cpu, cuda, memory, "
         "python, cxx, profile");
 }
 

@@ -1,5 +1,6 @@
 // Dialect: the thin layer in which CUDA C and OpenCL C differ (qualifiers, index builtins,
-// barriers, type names); the kernel generator (ve/gpu/kernel_source.h) writes everything else once.
+// barriers, type names, bit casts, atomics); the kernel generator (ve/gpu/kernel_source.h) writes
+// everything else once, in terms of the HS_* macros and hs_* types the dialect's prelude defines.
 #pragma once
 
 #include <string>
@@ -10,17 +11,13 @@ enum class Language { CUDA, OPENCL };
 
 struct Dialect {
   Language language = Language::OPENCL;
-  std::string kernel;       // before a kernel's return type: `extern "C" __global__` / `__kernel`
-  std::string global;       // pointer to device memory: `` / `__global`
-  std::string shared;       // group memory: `__shared__` / `__local`
-  std::string barrier;      // group barrier: `__syncthreads()` / `barrier(CLK_LOCAL_MEM_FENCE)`
-  std::string group_id;     // printf-style with the dimension: `blockIdx.%c` / `get_group_id(%d)`
-  std::string local_id;     // `threadIdx.%c` / `get_local_id(%d)`
-  std::string group_size;   // `blockDim.%c` / `get_local_size(%d)`
-  std::string groups;       // `gridDim.%c` / `get_num_groups(%d)`
-  std::string int64;        // `long long` / `long`
-  std::string uint64;       // `unsigned long long` / `ulong`
-  std::string prelude;      // text before every kernel (pragmas, typedefs, helpers)
+  // Text before every kernel: the macros HS_KERNEL (before a kernel's `void`), HS_GLOBAL
+  // (pointer to device memory), HS_LOCAL (group memory), HS_FN (a helper function),
+  // HS_BARRIER(), HS_GROUP_ID, HS_LOCAL_ID, HS_LOCAL_SIZE, HS_NUM_GROUPS (dimension 0),
+  // HS_CAS32(p, cmp, val) (atomic compare-and-swap of an int in device memory), the bit casts
+  // hs_f64_of(hs_i64) / hs_f32_of(hs_i32), and the types hs_bool, hs_i8 ... hs_u64, hs_f32,
+  // hs_f64. The generator's shared helpers (ve/gpu/prelude.cpp) follow it.
+  std::string prelude;
 
   static Dialect cuda();
   static Dialect opencl();
