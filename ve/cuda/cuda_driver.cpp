@@ -44,10 +44,23 @@ DriverLoad load_driver(const std::string& library) {
   void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* e = dlerror();
-    load.error = "CUDA unavailable: " + library + " not found (" +
-                 (e ? std::string(e) : std::string("dlopen failed")) +
-                 "; no NVIDIA driver on this machine, or set [cuda] driver_library)";
-    return load;
+    const std::string why = e ? e : "dlopen failed";
+    // The driver's usual folders, for a loader not configured to search them (containers
+    // mount the driver under /usr/local/nvidia).
+    if (library.find('/') == std::string::npos)
+      for (const char* dir : {"/usr/local/nvidia/lib64", "/usr/local/nvidia/lib",
+                              "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib/wsl/lib"}) {
+        const std::string path = std::string(dir) + "/" + library;
+        if ((handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL))) {
+          load.library = path;
+          break;
+        }
+      }
+    if (!handle) {
+      load.error = "CUDA unavailable: " + library + " not found (" + why +
+                   "; no NVIDIA driver on this machine, or set [cuda] driver_library)";
+      return load;
+    }
   }
   DriverApi& api = load.api;
 #define HS_CUDA_RESOLVE(name)                                                                      \

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Packs what a GPU machine needs to run the CUDA device check from this build, into one folder
+# (default build-device/, < 1 MB): stripped binaries, the check kernels precompiled for sm_90
+# (for a machine without NVRTC), config.ini and run.sh. Usage: test/ve/cuda_device_pack.sh [DIR]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-$root/build-device}
+build=${BUILD:-$root/build}
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-/work}
+ninja -C "$build" -j"${JOBS:-2}" cuda_device_check test_ve_cuda
+rm -rf "$out"
+mkdir -p "$out/bin" "$out/kernels"
+for b in cuda_device_check test_ve_cuda; do
+  strip -o "$out/bin/$b" "$build/bin/$b"
+done
+"$build/bin/cuda_device_check" --emit-binaries "$out/kernels" sm_90 compute_90 >/dev/null
+cp "$root/config.ini" "$out/config.ini"
+cp "$root/test/ve/cuda_device_run.sh" "$out/run.sh"
+chmod +x "$out/run.sh"
+# What the binaries need beyond libc/libm/libstdc++/libgcc_s (nothing today): carried in lib/.
+mkdir -p "$out/lib"
+for b in "$out"/bin/*; do
+  ldd "$b" | awk '/=> \// {print $3}' | while read -r so; do
+    case $(basename "$so") in
+    libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|libdl.so.*|libpthread.so.*|librt.so.*) ;;
+    *) cp -L "$so" "$out/lib/" ;;
+    esac
+  done
+done
+echo "packed $(du -sh "$out" | cut -f1) into $out:"
+(cd "$out" && find . -type f | sort | sed 's/^/  /')
