@@ -19,6 +19,11 @@
 #include "ve/cpu/host_info.h"
 #include "ve/cpu/openmp.h"
 #include "vem/stack.h"
+#ifdef HASSIUM_HAVE_CUDA
+#include "ve/cuda/cuda_device.h"
+#include "ve/cuda/cuda_driver.h"
+#include "ve/cuda/nvrtc.h"
+#endif
 
 #ifndef HASSIUM_VERSION
 #define HASSIUM_VERSION "unknown"
@@ -61,6 +66,23 @@ Probe probe_cpu() {
           "features: " + join(h.features, " ")};
 }
 
+#ifdef HASSIUM_HAVE_CUDA
+// The CUDA device (ve/cuda): the driver and NVRTC, both opened at run time; the devices found,
+// or why CUDA cannot run here.
+Probe probe_cuda() {
+  std::string text = hassium::cuda::describe_devices();
+  if (text.rfind("CUDA unavailable: ", 0) == 0) text.erase(0, 18);
+  const bool usable = hassium::cuda::driver_unavailable_reason().empty() &&
+                      hassium::cuda::Nvrtc::unavailable_reason().empty();
+  const size_t eol = text.find('\n');
+  if (eol == std::string::npos) return {usable, text};
+  std::string detail = text.substr(eol + 1);
+  for (size_t at = 0; (at = detail.find("\n  ", at)) != std::string::npos;)
+    detail.replace(at, 3, "; ");
+  while (!detail.empty() && detail.front() == ' ') detail.erase(0, 1);
+  return {usable, text.substr(0, eol), detail};
+}
+#else
 // The CUDA Driver API, loaded at run time so that hassium never needs libcuda to start.
 Probe probe_cuda() {
   std::string err;
@@ -95,6 +117,7 @@ Probe probe_cuda() {
     text += ", device 0: " + std::string(buf.data());
   return {true, text};
 }
+#endif
 
 Probe probe_node() {
   return {true, "this machine"};

@@ -3,6 +3,7 @@
 // counts copies, measures the bandwidth of streaming kernels against the device's peak.
 //
 //   cuda_device_check [--size-mb N] [--binaries DIR]   run on the GPU (exit 77: no GPU/driver)
+//   cuda_device_check --fault                          a failed launch is reported (needs NVRTC)
 //   cuda_device_check --emit-binaries DIR [ARCH...]     write the kernels' cubins (default
 //                                                       sm_90) and PTX (compute_90) here, for a
 //                                                       GPU machine without NVRTC (--binaries)
@@ -18,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/error.h"
@@ -84,9 +86,9 @@ int emit_binaries(const fs::path& dir, std::vector<std::string> archs) {
 
 struct Check {
   cuda::CudaDevice& dev;
-  std::map<std::string, std::unique_ptr<gpu::DeviceKernel>> kernels;
+  std::map<std::string, std::unique_ptr<gpu::DeviceProgram>> programs; // one per kernel
 
-  gpu::DeviceKernel& k(const std::string& name) { return *kernels.at(name); }
+  gpu::DeviceKernel& k(const std::string& name) { return programs.at(name)->kernel(name); }
 
   // A 1-D grid-stride launch over n elements.
   gpu::LaunchGeometry grid(int64_t n, size_t local = 256) {
@@ -118,7 +120,8 @@ bool get_kernels(Check& c, const std::string& binaries) {
     try {
       auto t = Clock::now();
       if (have_nvrtc) {
-        c.kernels[name] = c.dev.compile(source_of(name), name);
+        c.programs[name] = c.dev.compile(source_of(name));
+        c.k(name);
         std::printf("  compiled %-12s %6.1f ms (NVRTC, %s)\n", name.c_str(), seconds_since(t) * 1e3,
                     c.dev.compile_arch().c_str());
         continue;
@@ -126,14 +129,15 @@ bool get_kernels(Check& c, const std::string& binaries) {
       for (const std::string& file :
            {name + "." + c.dev.info().arch + ".cubin", name + ".compute_90.ptx"}) {
         if (binaries.empty() || !fs::exists(fs::path(binaries) / file)) continue;
-        if (auto kernel = c.dev.load(read_file(fs::path(binaries) / file), name)) {
-          c.kernels[name] = std::move(kernel);
+        if (auto program = c.dev.load(read_file(fs::path(binaries) / file))) {
+          program->kernel(name);
+          c.programs[name] = std::move(program);
           std::printf("  loaded   %-12s %6.1f ms (%s)\n", name.c_str(), seconds_since(t) * 1e3,
                       file.c_str());
           break;
         }
       }
-      if (!c.kernels.count(name))
+      if (!c.programs.count(name))
         throw UserError(cuda::Nvrtc::unavailable_reason() + "; and no usable binary of " + name +
                         " in --binaries '" + binaries + "'");
     } catch (const std::exception& e) {
@@ -141,7 +145,7 @@ bool get_kernels(Check& c, const std::string& binaries) {
       ok = false;
     }
   }
-  if (ok) report(true, "all " + std::to_string(c.kernels.size()) + " kernels ready");
+  if (ok) report(true, "all " + std::to_string(c.programs.size()) + " kernels ready");
   return ok;
 }
 
@@ -303,13 +307,13 @@ void check_values(Check& c) {
     dev.release(d);
   }
   { // the kernel's binary loads again (the disk cache's path)
-    std::vector<char> binary = c.k("hs_copy").binary();
-    auto loaded = dev.load(binary, "hs_copy");
+    std::vector<char> binary = c.programs.at("hs_copy")->binary();
+    auto loaded = dev.load(binary);
     bool ok = loaded != nullptr;
     if (ok) {
       std::vector<double> v = {1, 2, 3, 4, 5};
       auto src = c.upload(v), dst = dev.allocate(40);
-      dev.launch(*loaded, c.grid(5), {{dst, src}, {5}});
+      dev.launch(loaded->kernel("hs_copy"), c.grid(5), {{dst, src}, {5}});
       ok = c.download<double>(dst, 5) == v;
       dev.release(src);
       dev.release(dst);
@@ -337,22 +341,88 @@ void check_limit(const cuda::CudaDeviceOptions& base) {
   report(threw, "[cuda] memory_limit_mb = 64 refuses a second 40 MiB buffer", text);
 }
 
+// Where host<->device copy time goes: host memcpy (1 and 8 threads), the DMA from pinned
+// memory alone, and the driver's own copy from pageable memory.
+void copy_study(cuda::CudaDevice& dev, gpu::DeviceBuffer d, size_t bytes) {
+  const cuda::DriverApi& api = cuda::driver();
+  bytes = std::min<size_t>(bytes, 512u << 20);
+  std::vector<char> src(bytes, 1), dst(bytes, 2);
+  auto rate = [&](auto&& f) {
+    f();
+    auto t = Clock::now();
+    f();
+    return double(bytes) / seconds_since(t) / 1e9;
+  };
+  const double memcpy1 = rate([&] { std::memcpy(dst.data(), src.data(), bytes); });
+  const double memcpy8 = rate([&] {
+    std::vector<std::thread> threads;
+    const size_t part = bytes / 8;
+    for (size_t i = 0; i < 8; ++i)
+      threads.emplace_back(
+          [&, i] { std::memcpy(dst.data() + i * part, src.data() + i * part, part); });
+    for (auto& t : threads) t.join();
+  });
+  void* pinned = nullptr;
+  HS_CU(cuMemHostAlloc, &pinned, bytes, 0);
+  std::memset(pinned, 3, bytes);
+  CUstream s = nullptr;
+  HS_CU(cuStreamCreate, &s, CU_STREAM_NON_BLOCKING);
+  const CUdeviceptr p = CUdeviceptr(d.handle);
+  const double dma_up = rate([&] {
+    HS_CU(cuMemcpyHtoDAsync, p, pinned, bytes, s);
+    HS_CU(cuStreamSynchronize, s);
+  });
+  const double dma_down = rate([&] {
+    HS_CU(cuMemcpyDtoHAsync, pinned, p, bytes, s);
+    HS_CU(cuStreamSynchronize, s);
+  });
+  const double pageable_up = rate([&] {
+    HS_CU(cuMemcpyHtoDAsync, p, src.data(), bytes, s);
+    HS_CU(cuStreamSynchronize, s);
+  });
+  const double pageable_down = rate([&] {
+    HS_CU(cuMemcpyDtoHAsync, dst.data(), p, bytes, s);
+    HS_CU(cuStreamSynchronize, s);
+  });
+  HS_CU(cuStreamDestroy, s);
+  HS_CU(cuMemFreeHost, pinned);
+  (void)api;
+  dev.synchronize();
+  std::printf("  copy study (%zu MiB): host memcpy %.1f GB/s (1 thread), %.1f (8 threads); "
+              "DMA from/to pinned %.1f / %.1f GB/s; driver from/to pageable %.1f / %.1f GB/s\n",
+              bytes >> 20, memcpy1, memcpy8, dma_up, dma_down, pageable_up, pageable_down);
+}
+
 void bandwidth(Check& c, size_t size_mb) {
   cuda::CudaDevice& dev = c.dev;
   const int64_t n = int64_t(size_mb << 20) / 8;
   std::vector<double> host(size_t(n), 1.0);
   auto a = dev.allocate(size_t(n) * 8), b = dev.allocate(size_t(n) * 8),
        cc = dev.allocate(size_t(n) * 8);
-  auto t = Clock::now();
-  dev.copy_to_device(b, 0, host.data(), size_t(n) * 8);
-  dev.synchronize();
-  const double h2d = double(n) * 8 / seconds_since(t) / 1e9;
+  // Through the staging ring: with the configured copy threads, then with one.
+  auto transfer = [&](cuda::CudaDevice& d, gpu::DeviceBuffer buf) {
+    auto t = Clock::now();
+    d.copy_to_device(buf, 0, host.data(), size_t(n) * 8);
+    d.synchronize();
+    const double h2d = double(n) * 8 / seconds_since(t) / 1e9;
+    t = Clock::now();
+    d.copy_to_host(host.data(), buf, 0, size_t(n) * 8);
+    const double d2h = double(n) * 8 / seconds_since(t) / 1e9;
+    std::printf("  host -> device %.1f GB/s, device -> host %.1f GB/s (%zu MiB, staging ring, "
+                "%d copy threads)\n",
+                h2d, d2h, size_mb, d.options().copy_threads);
+  };
+  transfer(dev, b);
   dev.copy_to_device(cc, 0, host.data(), size_t(n) * 8);
-  t = Clock::now();
-  dev.copy_to_host(host.data(), b, 0, size_t(n) * 8);
-  const double d2h = double(n) * 8 / seconds_since(t) / 1e9;
-  std::printf("  host -> device %.1f GB/s, device -> host %.1f GB/s (%zu MiB, staging ring)\n", h2d,
-              d2h, size_mb);
+  {
+    cuda::CudaDeviceOptions one = dev.options();
+    one.copy_threads = 1;
+    cuda::CudaDevice single(one, false);
+    auto buf = single.allocate(size_t(n) * 8);
+    transfer(single, buf);
+    single.release(buf);
+  }
+  copy_study(dev, b, size_t(n) * 8);
   const double peak = dev.peak_bandwidth() / 1e9;
   auto measure = [&](const char* name, const gpu::KernelArgs& args, double bytes_per_elem) {
     gpu::LaunchGeometry g = c.grid(n);
@@ -369,6 +439,25 @@ void bandwidth(Check& c, size_t size_mb) {
                 name, gbs, 100 * gbs / peak, peak, s * 1e3, size_mb);
     return gbs;
   };
+  { // launch cost: a tiny kernel queued back to back (parameter block uploaded each time), and
+    // launched and waited for one at a time
+    gpu::LaunchGeometry one = c.grid(1, 32);
+    const int reps = 2000;
+    auto t0 = Clock::now();
+    for (int i = 0; i < reps; ++i) dev.launch(c.k("hs_copy"), one, {{a, b}, {1}});
+    const double queue_us = seconds_since(t0) / reps * 1e6;
+    dev.synchronize();
+    const double total_us = seconds_since(t0) / reps * 1e6;
+    t0 = Clock::now();
+    for (int i = 0; i < 200; ++i) {
+      dev.launch(c.k("hs_copy"), one, {{a, b}, {1}});
+      dev.synchronize();
+    }
+    const double sync_us = seconds_since(t0) / 200 * 1e6;
+    std::printf("  launch: %.2f us to queue, %.2f us each back to back, %.2f us launched and "
+                "waited for\n",
+                queue_us, total_us, sync_us);
+  }
   const double triad = measure("hs_triad", {{a, b, cc}, {n, bits(0.5)}}, 24);
   measure("hs_copy", {{a, b}, {n}}, 16);
   report(triad > 0.5 * peak, "triad reaches half the peak bandwidth or more");
@@ -376,6 +465,33 @@ void bandwidth(Check& c, size_t size_mb) {
 }
 
 } // namespace
+
+// A kernel that writes out of bounds: the failed launch must be reported at the next
+// synchronization as an error naming the call and CUDA's error (the context is lost after it,
+// so this runs alone: --fault).
+int check_fault() {
+  cuda::CudaDevice dev(cuda::CudaDeviceOptions::from_config(), false);
+  const std::string source = gpu::Dialect::cuda().prelude + R"(
+HS_KERNEL void hs_fault(HS_GLOBAL hs_f64* a, HS_GLOBAL const hs_i64* params) {
+  a[params[0]] = 1.0;
+}
+)";
+  auto program = dev.compile(source);
+  auto buf = dev.allocate(8);
+  gpu::LaunchGeometry g;
+  g.global[0] = g.local[0] = 1;
+  dev.launch(program->kernel("hs_fault"), g, {{buf}, {int64_t(1) << 40}});
+  try {
+    dev.synchronize();
+    report(false, "an out-of-bounds write is reported at synchronize", "nothing reported");
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    report(what.find("cuStreamSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS") != std::string::npos,
+           "an out-of-bounds write is reported at synchronize", what);
+  }
+  std::printf("cuda_device_check --fault: %d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -386,6 +502,13 @@ int main(int argc, char** argv) {
       if (args[i] == "--emit-binaries" && i + 1 < args.size())
         return emit_binaries(args[i + 1],
                              std::vector<std::string>(args.begin() + long(i) + 2, args.end()));
+      if (args[i] == "--fault") {
+        if (std::string why = cuda::driver_unavailable_reason(); !why.empty()) {
+          std::printf("SKIP: %s\n", why.c_str());
+          return 77;
+        }
+        return check_fault();
+      }
       if (args[i] == "--size-mb" && i + 1 < args.size())
         size_mb = size_t(std::stoul(args[++i]));
       else if (args[i] == "--binaries" && i + 1 < args.size())

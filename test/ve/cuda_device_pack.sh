@@ -27,5 +27,9 @@ for b in "$out"/bin/*; do
     esac
   done
 done
+if ldd "$out/bin/cuda_device_check" | grep -q libLLVM; then
+  echo "cuda_device_check needs libLLVM, which GPU machines lack" >&2
+  exit 1
+fi
 echo "packed $(du -sh "$out" | cut -f1) into $out:"
 (cd "$out" && find . -type f | sort | sed 's/^/  /')

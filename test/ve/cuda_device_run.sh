@@ -50,15 +50,19 @@ HASSIUM_CUDA_NVRTC_LIBRARY=/nonexistent timeout 120 "$here/bin/cuda_device_check
   --binaries "$here/kernels" --size-mb 256 2>&1 | tee "$logs/cuda_device_check_cubins.log" |
   grep -E "loaded|FAIL|passed|triad|SKIP|error" | head -20
 rc2=${PIPESTATUS[0]}; ((rc2 == 0)) || status=1
+echo "== cuda_device_check --fault (a failed launch is reported)"
+timeout 60 "$here/bin/cuda_device_check" --fault 2>&1 | tee "$logs/cuda_device_check_fault.log"
+rc4=${PIPESTATUS[0]}; ((rc4 == 0)) || status=1
 echo "== test_ve_cuda (unit tests, with the driver)"
 timeout 120 "$here/bin/test_ve_cuda" 2>&1 | tee "$logs/test_ve_cuda.log" | tail -15
 rc3=${PIPESTATUS[0]}; ((rc3 == 0)) || status=1
 
 echo "== summary"
 grep -hE "^device:|^versions:" "$logs/cuda_device_check.log"
-grep -hE "GB/s" "$logs/cuda_device_check.log"
+grep -hE "GB/s|launch:" "$logs/cuda_device_check.log"
 grep -hE "FAIL" "$logs"/*.log
 echo "cuda_device_check (NVRTC): $(grep -h 'cuda_device_check:' "$logs/cuda_device_check.log") (exit $rc)"
 echo "cuda_device_check (cubins): $(grep -h 'cuda_device_check:' "$logs/cuda_device_check_cubins.log") (exit $rc2)"
+echo "cuda_device_check --fault: $(grep -h 'fault:' "$logs/cuda_device_check_fault.log") (exit $rc4)"
 echo "test_ve_cuda: $(grep -hE '^(All tests passed|test cases:)' "$logs/test_ve_cuda.log") (exit $rc3)"
 exit $status

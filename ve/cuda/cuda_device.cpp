@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <thread>
 
 #include "core/config.h"
 #include "core/error.h"
@@ -22,6 +23,27 @@ constexpr size_t kSlots = 8; // staging ring slots
 
 size_t round_up(size_t x, size_t to) {
   return (x + to - 1) / to * to;
+}
+
+// memcpy of a staging slot's worth, split over `threads` threads when large: one thread's
+// memcpy moves less than the PCIe link does.
+void parallel_memcpy(void* dst, const void* src, size_t n, int threads) {
+  constexpr size_t kMinPart = 1u << 20;
+  const size_t parts = std::min<size_t>(size_t(std::max(threads, 1)), n / kMinPart);
+  if (parts <= 1) {
+    std::memcpy(dst, src, n);
+    return;
+  }
+  const size_t part = round_up(n / parts, 4096);
+  auto copy = [&](size_t i) {
+    const size_t lo = std::min(n, i * part), hi = std::min(n, lo + part);
+    std::memcpy(static_cast<char*>(dst) + lo, static_cast<const char*>(src) + lo, hi - lo);
+  };
+  std::vector<std::thread> helpers;
+  helpers.reserve(parts - 1);
+  for (size_t i = 1; i < parts; ++i) helpers.emplace_back(copy, i);
+  copy(0);
+  for (auto& t : helpers) t.join();
 }
 
 int attribute(CUdevice device, CUdevice_attribute a) {
@@ -46,6 +68,9 @@ CudaDeviceOptions CudaDeviceOptions::from_config() {
   HS_USER_ASSERT(staging >= 1) << "[cuda] staging_mb must be >= 1, not " << staging;
   o.memory_limit = size_t(limit) << 20;
   o.staging_bytes = size_t(staging) << 20;
+  o.copy_threads = int(c.get_int("cuda", "copy_threads"));
+  HS_USER_ASSERT(o.copy_threads >= 1 && o.copy_threads <= 64)
+      << "[cuda] copy_threads must be 1..64, not " << o.copy_threads;
   return o;
 }
 
@@ -151,7 +176,7 @@ gpu::DeviceBuffer CudaDevice::allocate(size_t bytes) {
   bind();
   const size_t cls = size_class(bytes);
   CUdeviceptr ptr = 0;
-  if (auto it = free_.find(cls); it != free_.end()) {
+  if (auto it = free_.lower_bound(cls); it != free_.end() && it->first == cls) {
     ptr = it->second;
     free_.erase(it);
   } else {
@@ -187,7 +212,8 @@ void CudaDevice::release(gpu::DeviceBuffer buffer) {
   auto it = sizes_.find(CUdeviceptr(buffer.handle));
   HS_INTERNAL_ASSERT(it != sizes_.end()) << "release of a buffer CudaDevice did not allocate";
   // Reused only by work queued later on the one stream, so no wait for kernels still using it.
-  free_.emplace(it->second, it->first);
+  // First of its class: the most recently freed buffer is reused first (still in L2).
+  free_.emplace_hint(free_.lower_bound(it->second), it->second, it->first);
   stats_.memory_in_use -= it->second;
   sizes_.erase(it);
 }
@@ -233,7 +259,7 @@ void CudaDevice::copy_to_device(gpu::DeviceBuffer dst, size_t offset, const void
     const size_t n = std::min(slot_bytes_, bytes - done);
     Slot& s = next_slot();
     wait(s);
-    std::memcpy(s.host, from + done, n);
+    parallel_memcpy(s.host, from + done, n, options_.copy_threads);
     HS_CU(cuMemcpyHtoDAsync, CUdeviceptr(dst.handle + offset + done), s.host, n, stream_);
     HS_CU(cuEventRecord, s.done, stream_);
     s.busy = true;
@@ -258,7 +284,7 @@ void CudaDevice::copy_to_host(void* dst, gpu::DeviceBuffer src, size_t offset, s
     Pending p = pending.front();
     pending.pop_front();
     wait(*p.slot);
-    std::memcpy(p.to, p.slot->host, p.n);
+    parallel_memcpy(p.to, p.slot->host, p.n, options_.copy_threads);
   };
   char* to = static_cast<char*>(dst);
   for (size_t done = 0; done < bytes;) {
@@ -283,14 +309,30 @@ void CudaDevice::copy_to_host(void* dst, gpu::DeviceBuffer src, size_t offset, s
 
 // --- kernels -------------------------------------------------------------------------------
 
-CudaKernel::CudaKernel(CUcontext context, CUmodule module, CUfunction function,
-                       std::vector<char> binary)
-    : context_(context), module_(module), function_(function), binary_(std::move(binary)) {}
+CudaProgram::CudaProgram(CUcontext context, CUmodule module, std::vector<char> binary)
+    : context_(context), module_(module), binary_(std::move(binary)) {}
 
-CudaKernel::~CudaKernel() {
+CudaProgram::~CudaProgram() {
+  // Results ignored: the context may already be gone (a program outliving its device).
   const DriverApi& d = driver();
   d.cuCtxSetCurrent(context_);
   d.cuModuleUnload(module_);
+}
+
+gpu::DeviceKernel& CudaProgram::kernel(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  auto& slot = kernels_[name];
+  if (!slot) {
+    HS_CU(cuCtxSetCurrent, context_);
+    CUfunction function = nullptr;
+    CUresult rc = driver().cuModuleGetFunction(&function, module_, name.c_str());
+    if (rc != CUDA_SUCCESS) {
+      kernels_.erase(name);
+      throw UserError("CUDA program has no kernel '" + name + "' (" + error_text(rc) + ")");
+    }
+    slot = std::make_unique<CudaKernel>(function);
+  }
+  return *slot;
 }
 
 namespace {
@@ -306,18 +348,14 @@ CUresult load_module(CUmodule* module, const std::vector<char>& binary, std::str
 }
 
 bool is_elf(const std::vector<char>& b) {
-  return b.size() >= 4 && std::memcmp(b.data(),
-                                      "\x7f"
-                                      "ELF",
-                                      4) == 0;
+  return b.size() >= 4 && b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F';
 }
 
 } // namespace
 
-std::unique_ptr<gpu::DeviceKernel> CudaDevice::compile(const std::string& source,
-                                                       const std::string& entry) {
+std::unique_ptr<gpu::DeviceProgram> CudaDevice::compile(const std::string& source) {
   const auto start = std::chrono::steady_clock::now();
-  NvrtcOutput out = Nvrtc::get().compile(source, compile_arch_, entry + ".cu");
+  NvrtcOutput out = Nvrtc::get().compile(source, compile_arch_, "hassium_kernel.cu");
   std::vector<char> binary;
   if (!out.cubin.empty())
     binary = std::move(out.cubin);
@@ -330,23 +368,15 @@ std::unique_ptr<gpu::DeviceKernel> CudaDevice::compile(const std::string& source
   CUresult rc = load_module(&module, binary, log);
   if (rc != CUDA_SUCCESS)
     throw InternalError("cuModuleLoadDataEx of the " +
-                        std::string(is_elf(binary) ? "cubin" : "PTX") + " of '" + entry + "' (" +
-                        compile_arch_ + ") failed: " + error_text(rc) +
-                        (log.empty() ? "" : "\n" + log));
-  CUfunction function = nullptr;
-  rc = driver().cuModuleGetFunction(&function, module, entry.c_str());
-  if (rc != CUDA_SUCCESS) {
-    driver().cuModuleUnload(module);
-    throw UserError("CUDA kernel source has no kernel '" + entry + "' (" + error_text(rc) + ")");
-  }
+                        std::string(is_elf(binary) ? "cubin" : "PTX") + " (" + compile_arch_ +
+                        ") failed: " + error_text(rc) + (log.empty() ? "" : "\n" + log));
   stats_.compiles++;
   stats_.compile_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return std::make_unique<CudaKernel>(context_, module, function, std::move(binary));
+  return std::make_unique<CudaProgram>(context_, module, std::move(binary));
 }
 
-std::unique_ptr<gpu::DeviceKernel> CudaDevice::load(const std::vector<char>& binary,
-                                                    const std::string& entry) {
+std::unique_ptr<gpu::DeviceProgram> CudaDevice::load(const std::vector<char>& binary) {
   if (binary.empty()) return nullptr;
   std::vector<char> image = binary;
   if (!is_elf(image) && image.back() != '\0') image.push_back('\0');
@@ -355,12 +385,7 @@ std::unique_ptr<gpu::DeviceKernel> CudaDevice::load(const std::vector<char>& bin
   CUmodule module = nullptr;
   std::string log;
   if (load_module(&module, image, log) != CUDA_SUCCESS) return nullptr; // another GPU, driver
-  CUfunction function = nullptr;
-  if (driver().cuModuleGetFunction(&function, module, entry.c_str()) != CUDA_SUCCESS) {
-    driver().cuModuleUnload(module);
-    return nullptr;
-  }
-  return std::make_unique<CudaKernel>(context_, module, function, std::move(image));
+  return std::make_unique<CudaProgram>(context_, module, std::move(image));
 }
 
 CUdeviceptr CudaDevice::upload_params(const std::vector<int64_t>& params) {
@@ -384,7 +409,7 @@ CUdeviceptr CudaDevice::upload_params(const std::vector<int64_t>& params) {
 void CudaDevice::launch(gpu::DeviceKernel& kernel, const gpu::LaunchGeometry& g,
                         const gpu::KernelArgs& args) {
   auto* k = dynamic_cast<CudaKernel*>(&kernel);
-  HS_INTERNAL_ASSERT(k) << "CudaDevice::launch of a kernel it did not compile";
+  HS_INTERNAL_ASSERT(k) << "CudaDevice::launch of a kernel of another device";
   HS_INTERNAL_ASSERT(g.dims >= 1 && g.dims <= 3) << "launch in " << g.dims << " dimensions";
   unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
   size_t threads = 1;
@@ -407,7 +432,7 @@ void CudaDevice::launch(gpu::DeviceKernel& kernel, const gpu::LaunchGeometry& g,
     HS_USER_ASSERT(g.shared_bytes <= info_.shared_memory)
         << "a kernel needs " << g.shared_bytes << " bytes of shared memory, " << info_.name
         << " has " << info_.shared_memory;
-    HS_CU(cuFuncSetAttribute, k->function(), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+    HS_CU(cuFuncSetAttribute, k->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
           int(g.shared_bytes));
     k->shared_limit = g.shared_bytes;
   }
@@ -419,7 +444,7 @@ void CudaDevice::launch(gpu::DeviceKernel& kernel, const gpu::LaunchGeometry& g,
   std::vector<void*> pointers;
   pointers.reserve(values.size());
   for (auto& v : values) pointers.push_back(&v);
-  HS_CU(cuLaunchKernel, k->function(), grid[0], grid[1], grid[2], block[0], block[1], block[2],
+  HS_CU(cuLaunchKernel, k->function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
         unsigned(g.shared_bytes), stream_, pointers.data(), nullptr);
   stats_.launches++;
 }

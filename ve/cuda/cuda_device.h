@@ -19,6 +19,7 @@ struct CudaDeviceOptions {
   int ordinal = 0;         // [cuda] device
   size_t memory_limit = 0; // [cuda] memory_limit_mb: most bytes taken from the driver; 0 = all
   size_t staging_bytes = 64u << 20; // [cuda] staging_mb: pinned host memory for copies, in total
+  int copy_threads = 8; // [cuda] copy_threads: threads copying into/out of staging buffers
   static CudaDeviceOptions from_config();
 };
 
@@ -32,8 +33,6 @@ struct CudaDeviceStats {
   size_t memory_held = 0;   // bytes taken from the driver (in use + kept in the pool)
   size_t memory_peak = 0;   // most memory_in_use
 };
-
-class CudaKernel;
 
 class CudaDevice final : public gpu::GpuDevice {
 public:
@@ -55,10 +54,8 @@ public:
   void copy_to_device(gpu::DeviceBuffer dst, size_t offset, const void* src, size_t bytes) override;
   void copy_to_host(void* dst, gpu::DeviceBuffer src, size_t offset, size_t bytes) override;
 
-  std::unique_ptr<gpu::DeviceKernel> compile(const std::string& source,
-                                             const std::string& entry) override;
-  std::unique_ptr<gpu::DeviceKernel> load(const std::vector<char>& binary,
-                                          const std::string& entry) override;
+  std::unique_ptr<gpu::DeviceProgram> compile(const std::string& source) override;
+  std::unique_ptr<gpu::DeviceProgram> load(const std::vector<char>& binary) override;
   void launch(gpu::DeviceKernel& kernel, const gpu::LaunchGeometry& geometry,
               const gpu::KernelArgs& args) override;
   void synchronize() override;
@@ -67,6 +64,7 @@ public:
   int compute_capability() const { return cc_; }            // 90 for sm_90
   double peak_bandwidth() const { return peak_bandwidth_; } // bytes/s from clock and bus width
   const CudaDeviceStats& stats() const { return stats_; }
+  const CudaDeviceOptions& options() const { return options_; }
   // Gives the pool's unused buffers back to the driver.
   void trim();
   // The architecture compile() targets: the device's own when NVRTC knows it (cubin, no JIT),
@@ -114,20 +112,28 @@ private:
   std::recursive_mutex mutex_;
 };
 
-// The compiled module of one kernel.
+// One entry of a program: its function and the dynamic shared memory it may use now.
 class CudaKernel final : public gpu::DeviceKernel {
 public:
-  CudaKernel(CUcontext context, CUmodule module, CUfunction function, std::vector<char> binary);
-  ~CudaKernel() override;
+  explicit CudaKernel(CUfunction function) : function(function) {}
+  CUfunction function;
+  size_t shared_limit = 48 * 1024; // raised by cuFuncSetAttribute when a launch needs more
+};
+
+// A loaded module and the kernels asked of it.
+class CudaProgram final : public gpu::DeviceProgram {
+public:
+  CudaProgram(CUcontext context, CUmodule module, std::vector<char> binary);
+  ~CudaProgram() override;
+  gpu::DeviceKernel& kernel(const std::string& name) override;
   std::vector<char> binary() const override { return binary_; }
-  CUfunction function() const { return function_; }
-  size_t shared_limit = 48 * 1024; // dynamic shared memory the function may use now
 
 private:
   CUcontext context_;
   CUmodule module_;
-  CUfunction function_;
   std::vector<char> binary_; // cubin (ELF) or PTX text, NUL-terminated
+  std::map<std::string, std::unique_ptr<CudaKernel>> kernels_;
+  std::mutex mutex_;
 };
 
 // One line per device, or why there is none: for `hassium info` (never throws).

@@ -25,11 +25,19 @@ struct DeviceBuffer {
   explicit operator bool() const { return handle != 0; }
 };
 
-// A compiled kernel, owned by the device's module/program.
+// One entry of a compiled program (a CUfunction, a cl_kernel), owned by its program.
 class DeviceKernel {
 public:
   virtual ~DeviceKernel() = default;
-  // The compiled binary (PTX/cubin, or the OpenCL program binary) for the disk cache; empty when
+};
+
+// A compiled program (a CUmodule, a cl_program) and its kernels.
+class DeviceProgram {
+public:
+  virtual ~DeviceProgram() = default;
+  // Its entry `name` (created at the first call, kept by the program); throws when absent.
+  virtual DeviceKernel& kernel(const std::string& name) = 0;
+  // The compiled binary (cubin/PTX, the OpenCL program binary) for the disk cache; empty when
   // the device cannot give one back.
   virtual std::vector<char> binary() const = 0;
 };
@@ -46,7 +54,8 @@ struct LaunchGeometry {
 
 // Arguments of a generated kernel, in the generator's order (ve/gpu/kernel_source.h): the
 // buffers, then the int64 parameter block (the device passes it as a buffer it uploads, or by
-// value where the API allows it; the generated source reads `params[i]` either way).
+// value where the API allows it; the generated source reads `params[i]` either way). A buffer
+// with handle 0 passes a null pointer (an argument the kernel does not use).
 struct KernelArgs {
   std::vector<DeviceBuffer> buffers;
   std::vector<int64_t> params;
@@ -78,14 +87,14 @@ public:
   virtual void copy_to_host(void* dst, DeviceBuffer src, size_t offset, size_t bytes) = 0;
 
   // --- kernels -------------------------------------------------------------------------------
-  // Compiles `source` (the dialect's language) and returns its kernel `entry`; UserError with
-  // the compiler's log when it does not compile.
-  virtual std::unique_ptr<DeviceKernel> compile(const std::string& source,
-                                                const std::string& entry) = 0;
-  // A kernel from binary() of an earlier compile with the same info().versions and arch; null
+  // Compiles `source` (the dialect's language: CUDA C++ for NVRTC with --fmad=false, OpenCL C
+  // with -cl-fp32-correctly-rounded-divide-sqrt and no fast-math: the generated code relies on
+  // IEEE rounding of + - * / sqrt and no contraction into fused multiply-adds). UserError with the
+  // compiler's log when it does not compile.
+  virtual std::unique_ptr<DeviceProgram> compile(const std::string& source) = 0;
+  // A program from binary() of an earlier compile with the same info().versions and arch; null
   // when the binary is not usable (the caller compiles from source).
-  virtual std::unique_ptr<DeviceKernel> load(const std::vector<char>& binary,
-                                             const std::string& entry) = 0;
+  virtual std::unique_ptr<DeviceProgram> load(const std::vector<char>& binary) = 0;
   // Queued.
   virtual void launch(DeviceKernel& kernel, const LaunchGeometry& geometry,
                       const KernelArgs& args) = 0;
