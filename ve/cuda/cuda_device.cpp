@@ -458,6 +458,10 @@ void CudaDevice::synchronize() {
   stats_.synchronizations++;
 }
 
+std::unique_ptr<gpu::GpuDevice> make_cuda_device(const CudaDeviceOptions& options) {
+  return std::make_unique<CudaDevice>(options, /*need_nvrtc=*/true);
+}
+
 // --- hassium info --------------------------------------------------------------------------
 
 std::string describe_devices() {

@@ -136,6 +136,12 @@ private:
   std::mutex mutex_;
 };
 
+// The CUDA device for the GPU engine (ve/gpu/gpu_engine.h), as the stack's "cuda" entry makes
+// it: UserError "CUDA unavailable: ..." or "NVRTC unavailable: ..." when it cannot run here
+// (the caller falls back to the CPU engine with that line).
+std::unique_ptr<gpu::GpuDevice>
+make_cuda_device(const CudaDeviceOptions& options = CudaDeviceOptions::from_config());
+
 // One line per device, or why there is none: for `hassium info` (never throws).
 std::string describe_devices();
 

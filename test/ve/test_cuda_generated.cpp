@@ -1,0 +1,117 @@
+// Every CUDA C program the GPU engine generates for the `hassium run` corpus (every opcode x
+// dtype, reductions over every axis, scans: test/run/cases) compiles with NVRTC for sm_75, sm_90
+// and sm_120, and ptxas accepts each PTX. The engine runs on a SourceRecorder (no GPU needed).
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <unistd.h>
+#include <unordered_map>
+
+#include "core/error.h"
+#include "core/runtime.h"
+#include "ir/parser.h"
+#include "test/ve/cuda_source_recorder.h"
+#include "ve/cuda/nvrtc.h"
+#include "ve/gpu/gpu_engine.h"
+#include "vem/node/node_vem.h"
+
+using namespace hassium;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Runs `file` as `hassium run` does (a flush after a SYNC whose base changes later), on the GPU
+// engine over a SourceRecorder. False when the program is rejected before it runs.
+bool record(const fs::path& file, std::set<std::string>& sources, std::string& why) {
+  Program p = parse_file(file.string());
+  GpuOptions options;
+  options.cache = KernelCacheMode::NONE;
+  options.cpu.optimize_at_exit = false; // no child process at the test's exit
+  Stack stack;
+  stack.backend = std::make_unique<NodeVem>(
+      make_gpu_engine(std::make_unique<cuda_check::SourceRecorder>(sources), options, "cuda"),
+      FuserOptions{}, nullptr);
+  Runtime runtime;
+  runtime.install(std::move(stack));
+  std::unordered_map<const Base*, size_t> last_change;
+  for (size_t i = 0; i < p.instrs.size(); ++i)
+    if (p.instrs[i].op != Opcode::SYNC) last_change[p.instrs[i].out().base.get()] = i;
+  try {
+    for (size_t i = 0; i < p.instrs.size(); ++i) {
+      runtime.record(p.instrs[i]);
+      const Base* base = p.instrs[i].out().base.get();
+      if (p.instrs[i].op == Opcode::SYNC && last_change.count(base) && last_change[base] > i)
+        runtime.flush();
+    }
+    runtime.flush();
+  } catch (const UserError& e) {
+    why = e.what();
+    return false;
+  }
+  return true;
+}
+
+// ptxas on `ptx` for `arch`: empty when accepted, else its output.
+std::string ptxas(const std::string& ptx, const std::string& arch) {
+  fs::path dir = fs::temp_directory_path() / ("hassium-gen-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "k.ptx") << ptx;
+  const std::string cmd = std::string(HASSIUM_PTXAS) + " -arch=" + arch + " -o " +
+                          (dir / "k.cubin").string() + " " + (dir / "k.ptx").string() + " > " +
+                          (dir / "log").string() + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream l(dir / "log");
+  std::string text((std::istreambuf_iterator<char>(l)), std::istreambuf_iterator<char>());
+  fs::remove_all(dir);
+  return rc == 0 ? std::string() : text;
+}
+
+} // namespace
+
+TEST_CASE("the generated CUDA C of the run corpus compiles for sm_75, sm_90, sm_120",
+          "[cuda][generated]") {
+  if (std::string why = cuda::Nvrtc::unavailable_reason(); !why.empty()) {
+    WARN("skipped: " << why);
+    return;
+  }
+  const cuda::Nvrtc& nvrtc = cuda::Nvrtc::get();
+  std::set<std::string> sources;
+  size_t cases = 0, rejected = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(HASSIUM_TEST_DIR) / "run" / "cases")) {
+    if (entry.path().extension() != ".hsb") continue;
+    ++cases;
+    std::string why;
+    if (!record(entry.path(), sources, why)) ++rejected;
+  }
+  INFO(cases << " cases, " << rejected << " rejected before running, " << sources.size()
+             << " distinct programs");
+  CHECK(cases > 100);
+  CHECK(sources.size() > 50);
+  const bool have_ptxas = std::string(HASSIUM_PTXAS).size() && fs::exists(HASSIUM_PTXAS);
+  if (!have_ptxas) WARN("ptxas not found: PTX not checked by ptxas");
+  // HASSIUM_TEST_CUDA_ARCHS="sm_90" narrows the run (each arch: NVRTC + ptxas per program).
+  std::vector<std::string> archs = {"sm_75", "sm_90", "sm_120"};
+  if (const char* env = std::getenv("HASSIUM_TEST_CUDA_ARCHS"); env && *env) archs = {env};
+  size_t failures = 0;
+  for (const std::string& arch : archs) {
+    if (!nvrtc.supports(cuda::arch_number(arch))) {
+      WARN("NVRTC " << nvrtc.version() << " has no " << arch);
+      continue;
+    }
+    for (const std::string& source : sources) {
+      std::string problem;
+      try {
+        cuda::NvrtcOutput out = nvrtc.compile(source, arch);
+        if (have_ptxas) problem = ptxas(out.ptx, arch);
+      } catch (const std::exception& e) {
+        problem = e.what();
+      }
+      if (!problem.empty() && failures++ < 3)
+        FAIL_CHECK(arch << ": " << problem << "\n--- source:\n" << source);
+    }
+  }
+  CHECK(failures == 0);
+}
