@@ -494,6 +494,7 @@ HS_KERNEL void hs_fault(HS_GLOBAL hs_f64* a, HS_GLOBAL const hs_i64* params) {
 }
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0); // lines out as they come (a run cut short)
   std::vector<std::string> args(argv + 1, argv + argc);
   size_t size_mb = 512;
   std::string binaries;

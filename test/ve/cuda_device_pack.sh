@@ -7,22 +7,32 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$root/build-device}
 build=${BUILD:-$root/build}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-/work}
-ninja -C "$build" -j"${JOBS:-2}" cuda_device_check test_ve_cuda
+# cuda_engine_check exists where ve/gpu (the GPU engine) is built.
+targets=(cuda_device_check test_ve_cuda)
+ninja -C "$build" -t targets all | grep -q '^cuda_engine_check:' && targets+=(cuda_engine_check)
+ninja -C "$build" -j"${JOBS:-2}" "${targets[@]}"
 rm -rf "$out"
-mkdir -p "$out/bin" "$out/kernels"
-for b in cuda_device_check test_ve_cuda; do
+mkdir -p "$out/bin" "$out/kernels" "$out/lib"
+for b in "${targets[@]}"; do
   strip -o "$out/bin/$b" "$build/bin/$b"
 done
+if [[ -x $out/bin/cuda_engine_check ]]; then
+  mkdir -p "$out/cases"
+  cp "$root"/test/run/cases/*.hsb "$out/cases/"
+  # The CPU engine opens libgomp at run time (ve/cpu/openmp.cpp).
+  cp -L "$(gcc -print-file-name=libgomp.so.1)" "$out/lib/"
+fi
 "$build/bin/cuda_device_check" --emit-binaries "$out/kernels" sm_90 compute_90 >/dev/null
 cp "$root/config.ini" "$out/config.ini"
 cp "$root/test/ve/cuda_device_run.sh" "$out/run.sh"
 chmod +x "$out/run.sh"
-# What the binaries need beyond libc/libm/libstdc++/libgcc_s (nothing today): carried in lib/.
-mkdir -p "$out/lib"
+# What the binaries need beyond libc/libm/libstdc++/libgcc_s, libz, libzstd and libtinfo (on
+# every Ubuntu): carried in lib/ (libxxhash, the OpenCL ICD loader).
 for b in "$out"/bin/*; do
   ldd "$b" | awk '/=> \// {print $3}' | while read -r so; do
     case $(basename "$so") in
-    libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|libdl.so.*|libpthread.so.*|librt.so.*) ;;
+    libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|libdl.so.*|libpthread.so.*|librt.so.* | \
+      libz.so.*|libzstd.so.*|libtinfo.so.*) ;;
     *) cp -L "$so" "$out/lib/" ;;
     esac
   done

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU: runs the packed CUDA device check (test/ve/cuda_device_pack.sh)
 # in one command and prints a summary. Finds NVRTC itself (or honours HASSIUM_CUDA_NVRTC_LIBRARY),
-# runs the check with NVRTC, again with the carried sm_90 cubins only, then the CUDA unit tests.
+# runs the check with NVRTC, again with the carried sm_90 cubins only, a failed launch, the run
+# corpus on the GPU engine against the CPU engine (where packed), then the CUDA unit tests.
 # Logs go to $OUT (the device tool's folder) when it is set. Usage: bash build-device/run.sh
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -53,6 +54,13 @@ rc2=${PIPESTATUS[0]}; ((rc2 == 0)) || status=1
 echo "== cuda_device_check --fault (a failed launch is reported)"
 timeout 60 "$here/bin/cuda_device_check" --fault 2>&1 | tee "$logs/cuda_device_check_fault.log"
 rc4=${PIPESTATUS[0]}; ((rc4 == 0)) || status=1
+rc5=skipped
+if [[ -x $here/bin/cuda_engine_check ]]; then
+  echo "== cuda_engine_check (the run corpus: GPU engine on CUDA vs the CPU engine)"
+  timeout "${ENGINE_TIMEOUT:-300}" "$here/bin/cuda_engine_check" --cases "$here/cases" \
+    ${ENGINE_ARGS:-} 2>&1 | tee "$logs/cuda_engine_check.log"
+  rc5=${PIPESTATUS[0]}; ((rc5 == 0 || rc5 == 77)) || status=1
+fi
 echo "== test_ve_cuda (unit tests, with the driver)"
 timeout 120 "$here/bin/test_ve_cuda" 2>&1 | tee "$logs/test_ve_cuda.log" | tail -15
 rc3=${PIPESTATUS[0]}; ((rc3 == 0)) || status=1
@@ -64,5 +72,7 @@ grep -hE "FAIL" "$logs"/*.log
 echo "cuda_device_check (NVRTC): $(grep -h 'cuda_device_check:' "$logs/cuda_device_check.log") (exit $rc)"
 echo "cuda_device_check (cubins): $(grep -h 'cuda_device_check:' "$logs/cuda_device_check_cubins.log") (exit $rc2)"
 echo "cuda_device_check --fault: $(grep -h 'fault:' "$logs/cuda_device_check_fault.log") (exit $rc4)"
+[[ $rc5 == skipped ]] ||
+  echo "cuda_engine_check: $(grep -h '^cuda_engine_check: [0-9]' "$logs/cuda_engine_check.log") (exit $rc5)"
 echo "test_ve_cuda: $(grep -hE '^(All tests passed|test cases:)' "$logs/test_ve_cuda.log") (exit $rc3)"
 exit $status
