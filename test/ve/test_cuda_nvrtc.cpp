@@ -46,7 +46,7 @@ std::string run_ptxas(const std::string& ptx, const std::string& arch, bool& ran
 
 } // namespace
 
-TEST_CASE("NVRTC compiles the check kernels for sm_75, sm_90, sm_120; ptxas accepts them",
+TEST_CASE("NVRTC compiles the check kernels for sm_75, sm_90 and sm_120, ptxas accepts them",
           "[cuda][nvrtc]") {
   const cuda::Nvrtc* nvrtc = nvrtc_or_skip();
   if (!nvrtc) return;
