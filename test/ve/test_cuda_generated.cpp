@@ -103,6 +103,13 @@ TEST_CASE("the generated CUDA C of the run corpus compiles for sm_75, sm_90, sm_
               cases, rejected, sources.size(), seconds());
   INFO(cases << " cases, " << rejected << " rejected before running, " << sources.size()
              << " distinct programs");
+  // HASSIUM_TEST_CUDA_DUMP=DIR writes the programs there (prog-N.cu), to study them by hand.
+  if (const char* dir = std::getenv("HASSIUM_TEST_CUDA_DUMP"); dir && *dir) {
+    fs::create_directories(dir);
+    size_t i = 0;
+    for (const std::string& source : sources)
+      std::ofstream(fs::path(dir) / ("prog-" + std::to_string(i++) + ".cu")) << source;
+  }
   CHECK(cases > 100);
   CHECK(sources.size() > 50);
   const bool have_ptxas = std::string(HASSIUM_PTXAS).size() && fs::exists(HASSIUM_PTXAS);
