@@ -19,6 +19,7 @@ done
 if [[ -x $out/bin/cuda_engine_check ]]; then
   mkdir -p "$out/cases"
   cp "$root"/test/run/cases/*.hsb "$out/cases/"
+  cp -r "$root/benchmarks/traces" "$out/traces"
   # The CPU engine opens libgomp at run time (ve/cpu/openmp.cpp).
   cp -L "$(gcc -print-file-name=libgomp.so.1)" "$out/lib/"
 fi

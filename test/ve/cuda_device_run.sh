@@ -61,6 +61,15 @@ if [[ -x $here/bin/cuda_engine_check ]]; then
     ${ENGINE_ARGS:-} 2>&1 | tee "$logs/cuda_engine_check.log"
   rc5=${PIPESTATUS[0]}; ((rc5 == 0 || rc5 == 77)) || status=1
 fi
+rc6=skipped
+if [[ -x $here/bin/cuda_engine_check && -d $here/traces ]]; then
+  echo "== cuda_engine_check --bench (benchmarks/traces scaled up: GPU engine vs CPU engine)"
+  timeout "${BENCH_TIMEOUT:-120}" "$here/bin/cuda_engine_check" \
+    --bench "$here/traces/black_scholes.hsb" --bench "$here/traces/nbody.hsb" \
+    --bench "$here/traces/heat_equation.hsb" --size "${BENCH_SIZE:-20000000}" --repeat 5 2>&1 |
+    tee "$logs/cuda_engine_bench.log"
+  rc6=${PIPESTATUS[0]}; ((rc6 == 0 || rc6 == 77)) || status=1
+fi
 echo "== test_ve_cuda (unit tests, with the driver)"
 timeout 120 "$here/bin/test_ve_cuda" 2>&1 | tee "$logs/test_ve_cuda.log" | tail -15
 rc3=${PIPESTATUS[0]}; ((rc3 == 0)) || status=1
@@ -74,5 +83,6 @@ echo "cuda_device_check (cubins): $(grep -h 'cuda_device_check:' "$logs/cuda_dev
 echo "cuda_device_check --fault: $(grep -h 'fault:' "$logs/cuda_device_check_fault.log") (exit $rc4)"
 [[ $rc5 == skipped ]] ||
   echo "cuda_engine_check: $(grep -h '^cuda_engine_check: [0-9]' "$logs/cuda_engine_check.log") (exit $rc5)"
+[[ $rc6 == skipped ]] || grep -h '^bench' "$logs/cuda_engine_bench.log"
 echo "test_ve_cuda: $(grep -hE '^(All tests passed|test cases:)' "$logs/test_ve_cuda.log") (exit $rc3)"
 exit $status

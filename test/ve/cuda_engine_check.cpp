@@ -3,6 +3,8 @@
 // and bools bit for bit, floats exact or within a few ulps (transcendental functions). No Python.
 //
 //   cuda_engine_check [--device cuda|opencl] [--cases DIR] [--match TEXT] [--ulps N] [--verbose]
+//   cuda_engine_check [--device ...] --bench TRACE.hsb [--bench ...] [--size N] [--repeat R]
+//     times traces (benchmarks/traces) scaled to N elements on both engines
 // Exit 77: no such device here (the reason is printed).
 #include <algorithm>
 #include <chrono>
@@ -11,15 +13,19 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/profile.h"
 #include "core/runtime.h"
 #include "ir/parser.h"
 #include "ve/cpu/cpu_engine.h"
@@ -175,6 +181,115 @@ private:
   gpu::GpuDevice& d_;
 };
 
+// A trace scaled up for timing: bases of its most common size get `size` elements (so a
+// 1000-element trace of benchmarks/traces runs at 10M), declared first; bases read before any
+// write start at 1.5 (no NaN). Its .base lines must come before their first use, as in traces.
+std::string scaled_trace(const fs::path& file, int64_t size) {
+  std::ifstream in(file);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  std::string original;
+  for (const auto& l : lines) original += l + "\n";
+  Program p = parse_program(original, file.string());
+  std::set<const Base*> written;
+  std::vector<const Base*> unwritten;
+  for (const Instruction& ins : p.instrs) {
+    if (ins.op == Opcode::SYNC || ins.op == Opcode::FREE) continue;
+    for (const View* v : ins.inputs())
+      if (!written.count(v->base.get()) &&
+          std::find(unwritten.begin(), unwritten.end(), v->base.get()) == unwritten.end())
+        unwritten.push_back(v->base.get());
+    written.insert(ins.out().base.get());
+  }
+  std::map<std::string, int> sizes;
+  for (const auto& l : lines)
+    if (l.rfind(".base ", 0) == 0) sizes[l.substr(l.find_last_of(' ') + 1)]++;
+  std::string common;
+  for (const auto& [n, count] : sizes)
+    if (common.empty() || count > sizes[common]) common = n;
+  std::string decls, body;
+  for (const auto& l : lines) {
+    if (l.rfind(".base ", 0) == 0) {
+      const size_t at = l.find_last_of(' ');
+      decls += (l.substr(at + 1) == common ? l.substr(0, at + 1) + std::to_string(size) : l) + "\n";
+    } else if (!l.empty() && l[0] != '#') {
+      body += l + "\n";
+    }
+  }
+  for (const Base* b : unwritten)
+    decls += "IDENTITY " + b->name + ", " + (is_bool(b->dtype) ? "true" : "1.5") + ":" +
+             std::string(dtype_name(b->dtype)) + "\n";
+  return decls + body;
+}
+
+// Runs a scaled trace `repeat` times on one engine (a program's loop: the flush plans and
+// kernels of the first run serve the others); the wall time of each run, SYNCs included.
+struct BenchResult {
+  std::vector<double> seconds;
+  ProfileCounters first, rest; // counters of the first run, and of the others together
+};
+BenchResult bench(const std::string& text, std::unique_ptr<Engine> engine, int repeat) {
+  BenchResult r;
+  auto vem = std::make_unique<NodeVem>(std::move(engine), FuserOptions{}, nullptr);
+  vem->set_profiling(true);
+  Stack stack;
+  stack.backend = std::move(vem);
+  Runtime runtime;
+  runtime.install(std::move(stack));
+  ProfileCounters before = runtime.counters();
+  for (int i = 0; i < repeat; ++i) {
+    Program p = parse_program(text, "bench");
+    const auto t0 = Clock::now();
+    for (const Instruction& ins : p.instrs) {
+      runtime.record(ins);
+      if (ins.op == Opcode::SYNC) runtime.flush(); // the host reads it: the copy back is timed
+    }
+    runtime.flush();
+    r.seconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    if (i == 0) {
+      r.first = runtime.counters();
+      before = r.first;
+    }
+  }
+  r.rest = runtime.counters();
+  r.rest.bytes_moved -= before.bytes_moved;
+  r.rest.device_bytes_in -= before.device_bytes_in;
+  r.rest.device_bytes_out -= before.device_bytes_out;
+  r.rest.device_launches -= before.device_launches;
+  r.rest.execute_seconds -= before.execute_seconds;
+  return r;
+}
+
+int run_bench(const std::vector<fs::path>& traces, int64_t size, int repeat, gpu::GpuDevice& device,
+              const std::string& name, double peak_bandwidth) {
+  CpuOptions cpu;
+  cpu.optimize_at_exit = false;
+  GpuOptions gpu_options;
+  gpu_options.cpu = cpu;
+  for (const fs::path& trace : traces) {
+    const std::string text = scaled_trace(trace, size);
+    BenchResult c = bench(text, make_cpu_engine(cpu), repeat);
+    BenchResult g = bench(
+        text, make_gpu_engine(std::make_unique<SharedDevice>(device), gpu_options, name), repeat);
+    auto best = [](const BenchResult& r) {
+      return r.seconds.size() > 1 ? *std::min_element(r.seconds.begin() + 1, r.seconds.end())
+                                  : r.seconds[0];
+    };
+    const double runs = std::max(1, repeat - 1);
+    const double moved = double(g.rest.bytes_moved) / runs;
+    std::printf("bench %s at %lld elements: cpu engine first %.1f ms, best %.2f ms | %s first "
+                "%.1f ms, best %.2f ms (%.1fx the cpu engine); per run %.0f MB moved by "
+                "kernels (%.3f ms at peak bandwidth), %.0f MB to the host, %.0f MB to the "
+                "device, %.0f launches\n",
+                trace.stem().c_str(), (long long)size, c.seconds[0] * 1e3, best(c) * 1e3,
+                name.c_str(), g.seconds[0] * 1e3, best(g) * 1e3, best(c) / best(g), moved / 1e6,
+                peak_bandwidth > 0 ? moved / peak_bandwidth * 1e3 : 0.0,
+                double(g.rest.device_bytes_out) / runs / 1e6,
+                double(g.rest.device_bytes_in) / runs / 1e6, double(g.rest.device_launches) / runs);
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -184,6 +299,9 @@ int main(int argc, char** argv) {
   uint64_t max_ulps = 4;
   bool verbose = false;
   std::string match; // only cases whose name holds this
+  std::vector<fs::path> bench_traces;
+  int64_t bench_size = 10'000'000;
+  int bench_repeat = 5;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--match" && i + 1 < argc)
@@ -194,11 +312,18 @@ int main(int argc, char** argv) {
       cases = argv[++i];
     else if (a == "--ulps" && i + 1 < argc)
       max_ulps = std::stoull(argv[++i]);
+    else if (a == "--bench" && i + 1 < argc)
+      bench_traces.push_back(argv[++i]);
+    else if (a == "--size" && i + 1 < argc)
+      bench_size = std::stoll(argv[++i]);
+    else if (a == "--repeat" && i + 1 < argc)
+      bench_repeat = std::stoi(argv[++i]);
     else if (a == "--verbose")
       verbose = true;
     else {
       std::fprintf(stderr, "usage: cuda_engine_check [--device cuda|opencl] [--cases DIR] "
-                           "[--match TEXT] [--ulps N] [--verbose]\n");
+                           "[--match TEXT] [--ulps N] [--verbose] | [--bench TRACE.hsb "
+                           "[--size N] [--repeat R]]\n");
       return 2;
     }
   }
@@ -227,6 +352,12 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::printf("SKIP: %s\n", e.what());
     return 77;
+  }
+
+  if (!bench_traces.empty()) {
+    double peak = 0;
+    if (auto* c = dynamic_cast<cuda::CudaDevice*>(shared.get())) peak = c->peak_bandwidth();
+    return run_bench(bench_traces, bench_size, bench_repeat, *shared, device, peak);
   }
 
   std::vector<fs::path> files;
