@@ -4,6 +4,8 @@
 # runs the check with NVRTC, again with the carried sm_90 cubins only, a failed launch, the run
 # corpus on the GPU engine against the CPU engine (where packed), then the CUDA unit tests.
 # Logs go to $OUT (the device tool's folder) when it is set. Usage: bash build-device/run.sh
+# Knobs: SIZE_MB (bandwidth arrays), ENGINE=0 / BENCH=0 skip the corpus / the timed traces,
+# ENGINE_ARGS (e.g. "--match op_ADD --verbose"), ENGINE_TIMEOUT, BENCH_SIZE, BENCH_TIMEOUT.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 logs=${OUT:-$here/logs}
@@ -55,14 +57,14 @@ echo "== cuda_device_check --fault (a failed launch is reported)"
 timeout 60 "$here/bin/cuda_device_check" --fault 2>&1 | tee "$logs/cuda_device_check_fault.log"
 rc4=${PIPESTATUS[0]}; ((rc4 == 0)) || status=1
 rc5=skipped
-if [[ -x $here/bin/cuda_engine_check ]]; then
+if [[ -x $here/bin/cuda_engine_check && ${ENGINE:-1} != 0 ]]; then
   echo "== cuda_engine_check (the run corpus: GPU engine on CUDA vs the CPU engine)"
   timeout "${ENGINE_TIMEOUT:-300}" "$here/bin/cuda_engine_check" --cases "$here/cases" \
     ${ENGINE_ARGS:-} 2>&1 | tee "$logs/cuda_engine_check.log"
   rc5=${PIPESTATUS[0]}; ((rc5 == 0 || rc5 == 77)) || status=1
 fi
 rc6=skipped
-if [[ -x $here/bin/cuda_engine_check && -d $here/traces ]]; then
+if [[ -x $here/bin/cuda_engine_check && -d $here/traces && ${BENCH:-1} != 0 ]]; then
   echo "== cuda_engine_check --bench (benchmarks/traces scaled up: GPU engine vs CPU engine)"
   timeout "${BENCH_TIMEOUT:-120}" "$here/bin/cuda_engine_check" \
     --bench "$here/traces/black_scholes.hsb" --bench "$here/traces/nbody.hsb" \
