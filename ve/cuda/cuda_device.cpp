@@ -163,6 +163,28 @@ void CudaDevice::bind() const {
 
 // --- memory --------------------------------------------------------------------------------
 
+CudaGrid cuda_grid(const gpu::LaunchGeometry& g, size_t max_threads) {
+  HS_INTERNAL_ASSERT(g.dims >= 1 && g.dims <= 3) << "launch in " << g.dims << " dimensions";
+  CudaGrid out;
+  size_t threads = 1;
+  for (int d = 0; d < g.dims; ++d) {
+    HS_INTERNAL_ASSERT(g.local[d] > 0 && g.global[d] % g.local[d] == 0)
+        << "launch: global " << g.global[d] << " is not a multiple of local " << g.local[d]
+        << " in dimension " << d;
+    const size_t groups = g.global[d] / g.local[d];
+    HS_INTERNAL_ASSERT(groups >= 1 && groups <= (d == 0 ? 0x7fffffffu : 65535u))
+        << "launch: " << groups << " groups in dimension " << d;
+    HS_INTERNAL_ASSERT(g.local[d] <= (d == 2 ? 64u : 1024u))
+        << "launch: " << g.local[d] << " threads in dimension " << d;
+    out.grid[d] = unsigned(groups);
+    out.block[d] = unsigned(g.local[d]);
+    threads *= g.local[d];
+  }
+  HS_INTERNAL_ASSERT(threads <= max_threads)
+      << "launch: " << threads << " threads per group, the device allows " << max_threads;
+  return out;
+}
+
 // Pool classes: multiples of 256 bytes up to 4 KiB, then eight classes per power of two (at
 // most 12.5% unused).
 size_t CudaDevice::size_class(size_t bytes) {
@@ -410,22 +432,7 @@ void CudaDevice::launch(gpu::DeviceKernel& kernel, const gpu::LaunchGeometry& g,
                         const gpu::KernelArgs& args) {
   auto* k = dynamic_cast<CudaKernel*>(&kernel);
   HS_INTERNAL_ASSERT(k) << "CudaDevice::launch of a kernel of another device";
-  HS_INTERNAL_ASSERT(g.dims >= 1 && g.dims <= 3) << "launch in " << g.dims << " dimensions";
-  unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
-  size_t threads = 1;
-  for (int d = 0; d < g.dims; ++d) {
-    HS_INTERNAL_ASSERT(g.local[d] > 0 && g.global[d] % g.local[d] == 0)
-        << "launch: global " << g.global[d] << " is not a multiple of local " << g.local[d]
-        << " in dimension " << d;
-    const size_t groups = g.global[d] / g.local[d];
-    HS_INTERNAL_ASSERT(groups <= (d == 0 ? 0x7fffffffu : 65535u))
-        << "launch: " << groups << " groups in dimension " << d;
-    grid[d] = unsigned(groups);
-    block[d] = unsigned(g.local[d]);
-    threads *= g.local[d];
-  }
-  HS_INTERNAL_ASSERT(threads <= info_.max_group_size)
-      << "launch: " << threads << " threads per group, the device allows " << info_.max_group_size;
+  const CudaGrid grid = cuda_grid(g, info_.max_group_size);
   std::lock_guard lock(mutex_);
   bind();
   if (g.shared_bytes > k->shared_limit) {
@@ -444,8 +451,8 @@ void CudaDevice::launch(gpu::DeviceKernel& kernel, const gpu::LaunchGeometry& g,
   std::vector<void*> pointers;
   pointers.reserve(values.size());
   for (auto& v : values) pointers.push_back(&v);
-  HS_CU(cuLaunchKernel, k->function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-        unsigned(g.shared_bytes), stream_, pointers.data(), nullptr);
+  HS_CU(cuLaunchKernel, k->function, grid.grid[0], grid.grid[1], grid.grid[2], grid.block[0],
+        grid.block[1], grid.block[2], unsigned(g.shared_bytes), stream_, pointers.data(), nullptr);
   stats_.launches++;
 }
 

@@ -34,6 +34,15 @@ struct CudaDeviceStats {
   size_t memory_peak = 0;   // most memory_in_use
 };
 
+// A launch's geometry as cuLaunchKernel takes it: gridDim = global / local blocks of blockDim =
+// local threads. InternalError for a geometry no CUDA device runs (global not a multiple of
+// local, more than `max_threads` threads a block, grid or block past CUDA's limits).
+struct CudaGrid {
+  unsigned grid[3] = {1, 1, 1};
+  unsigned block[3] = {1, 1, 1};
+};
+CudaGrid cuda_grid(const gpu::LaunchGeometry& geometry, size_t max_threads);
+
 class CudaDevice final : public gpu::GpuDevice {
 public:
   // Opens device `options.ordinal`; UserError "CUDA unavailable: ..." without a driver or
@@ -81,8 +90,12 @@ private:
   Slot& next_slot();
   void wait(Slot& slot);
   CUdeviceptr upload_params(const std::vector<int64_t>& params);
+
+public:
+  // The pool's size class of an allocation (what it takes from the driver).
   static size_t size_class(size_t bytes);
 
+private:
   CudaDeviceOptions options_;
   gpu::DeviceInfo info_;
   gpu::Dialect dialect_;
