@@ -49,7 +49,8 @@ struct LaunchGeometry {
   int dims = 1;
   size_t global[3] = {1, 1, 1};
   size_t local[3] = {1, 1, 1};
-  size_t shared_bytes = 0; // dynamic shared/local memory per group (argument `shared` of the kernel)
+  size_t shared_bytes =
+      0; // dynamic shared/local memory per group (argument `shared` of the kernel)
 };
 
 // Arguments of a generated kernel, in the generator's order (ve/gpu/kernel_source.h): the
@@ -62,12 +63,12 @@ struct KernelArgs {
 };
 
 struct DeviceInfo {
-  std::string name;        // "NVIDIA H100 80GB HBM3", "pthread-cpu" (PoCL)
-  std::string arch;        // "sm_90", PoCL's device/LLVM target
-  std::string versions;    // driver and compiler versions: part of every kernel cache key
+  std::string name;     // "NVIDIA H100 80GB HBM3", "pthread-cpu" (PoCL)
+  std::string arch;     // "sm_90", PoCL's device/LLVM target
+  std::string versions; // driver and compiler versions: part of every kernel cache key
   size_t global_memory = 0;
-  size_t max_group_size = 0;   // threads per block / work-group
-  size_t shared_memory = 0;    // bytes of shared/local memory per group
+  size_t max_group_size = 0; // threads per block / work-group
+  size_t shared_memory = 0;  // bytes of shared/local memory per group
   int compute_units = 0;
 };
 
