@@ -233,8 +233,8 @@ TEST_CASE("bad values name the key, the value and where it came from") {
         "[memory] pool '2' (from /etc/h.ini:3) is not a bool; valid: true, 1, yes, on, false, "
         "0, no, off");
   CHECK(with_file("[cpu]\nthreads = 2\n[fusr]\nalgorithm = greedy\n") ==
-        "/etc/h.ini:3: unknown section [fusr]; valid: stack, filters, fuser, cpu, gpu, memory, "
-        "python, cxx, profile");
+        "/etc/h.ini:3: unknown section [fusr]; valid: stack, filters, fuser, cpu, gpu, cuda, "
+        "memory, python, cxx, profile");
   CHECK(with_file("[memory]\npool = true\npool_cap = 1\n") ==
         "/etc/h.ini:3: unknown key 'pool_cap' in [memory]; valid: pool, pool_cap_mb, huge_pages");
   CHECK(with_file("threads = 1\n[cpu]\n") == "/etc/h.ini:1: key 'threads' comes before any "
@@ -242,8 +242,8 @@ TEST_CASE("bad values name the key, the value and where it came from") {
   CHECK(with_file("[cpu]\nthreads 1\n") == "/etc/h.ini:2: '=' character not found in line");
   CHECK(with_file("[cpu]\nthreads = 1\nthreads = 2\n") == "/etc/h.ini:3: duplicate key name");
   CHECK(with_file("[empty]\n[cpu]\n") ==
-        "/etc/h.ini:1: unknown section [empty]; valid: stack, filters, fuser, cpu, gpu, memory, "
-        "python, cxx, profile");
+        "/etc/h.ini:1: unknown section [empty]; valid: stack, filters, fuser, cpu, gpu, cuda, "
+        "memory, python, cxx, profile");
 }
 
 TEST_CASE("choice() checks a registry's names") {
