@@ -56,7 +56,7 @@ TEST_CASE("gpu source: one source per structure, whatever the sizes and constant
         generate_source(plan_of(p2), Dialect::opencl()).source);
 }
 
-TEST_CASE("gpu source: reductions have row, group and combine entries; scans rows", "[ve][gpu]") {
+TEST_CASE("gpu source: reductions have row, group and combine entries and scans run by rows", "[ve][gpu]") {
   Program r = parse_program(R"(
 .base a int32 12
 .base s int32 3
