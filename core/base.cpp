@@ -15,6 +15,7 @@ void Base::release_memory() {
   ReleaseBin::release(external_owner);
   synced = false;
   host_exported = false;
+  device_newer = false;
 }
 
 } // namespace hassium

@@ -44,6 +44,10 @@ struct Base : std::enable_shared_from_this<Base> {
   // Set when a frontend handed out a writable pointer into `data` that outlives the call (a NumPy
   // array over it): every flush may find the host's values changed. Cleared by release_memory().
   bool host_exported = false;
+  // Set by an engine with memory of its own while its device copy is newer than `data` (a device
+  // write to a base that has host memory): `data` is stale until a SYNC, which a frontend reading
+  // `data` must run first. Cleared by the SYNC and by release_memory().
+  bool device_newer = false;
   // Writes recorded to this base by the Python frontend (bridge/python/session.cpp record()):
   // a lazy boolean-mask selection (hassium/_masked.py) is assigned back under its mask only
   // while its mask's base has not been written since.

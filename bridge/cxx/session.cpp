@@ -169,7 +169,8 @@ node make(DType t, const shape_type& shape) {
 
 void* sync(const node& n, bool for_write) {
   base_ref& b = *n.base;
-  if (b.dirty() || !b.base->data || (for_write && !Runtime::instance().idle())) {
+  if (b.dirty() || !b.base->data || b.base->device_newer ||
+      (for_write && !Runtime::instance().idle())) {
     b.used = true;
     run_pending(b.base);
   }

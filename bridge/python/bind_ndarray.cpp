@@ -451,6 +451,7 @@ void bind_ndarray(py::module_& m) {
     }();
     Base& b = *a.view.base;
     sync_for_read(a.view.base);
+    b.host_exported = true; // a writable buffer: its holder may write at any time
     const int64_t item = dtype_size(b.dtype);
     std::vector<ssize_t> shape(a.view.shape.begin(), a.view.shape.end()), strides;
     for (auto s : a.view.stride) strides.push_back(ssize_t(s * item));

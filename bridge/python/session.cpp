@@ -105,7 +105,7 @@ void sync_unless(const BasePtr& base, bool pending) {
   const bool failed = is_failed(base);
   // (A failed base with nothing pending is not synced again: when the error came before its
   // first write, it has no memory yet, and a sync would give it fresh memory and clear the error.)
-  if ((!base->data && !failed) || pending) sync(base);
+  if ((!base->data && !failed) || pending || (base->device_newer && !failed)) sync(base);
   if (is_failed(base)) {
     const std::string msg =
         g_failed_message + " (this array's values were never computed; write it again to reuse it)";
@@ -124,13 +124,13 @@ void sync_for_copy(const BasePtr& base) {
 }
 
 bool values_ready(const BasePtr& base) {
-  if (!base->data) return false;
+  if (!base->data || base->device_newer) return false;
   if (is_failed(base)) return false;
   return !Runtime::instance().writes_pending(*base);
 }
 
 bool values_ready(const View& view) {
-  if (!view.base->data || is_failed(view.base)) return false;
+  if (!view.base->data || view.base->device_newer || is_failed(view.base)) return false;
   return !Runtime::instance().writes_pending(view);
 }
 
@@ -162,7 +162,8 @@ void set_eager_max_elements(int64_t n) {
 }
 
 bool store_ready(const BasePtr& base) {
-  return base->data && !is_failed(base) && !Runtime::instance().uses_pending(*base);
+  return base->data && !base->device_newer && !is_failed(base) &&
+         !Runtime::instance().uses_pending(*base);
 }
 
 size_t pending_count() {

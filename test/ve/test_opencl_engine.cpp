@@ -209,6 +209,16 @@ TEST_CASE("opencl: a loop of 100 fused steps copies its array in once and out on
   b.execute(again);
   CHECK(host[9] == 1.0);
   CHECK(counters(b).device_copies_in == after.device_copies_in + 3);
+  // A device write leaves the host memory stale (a frontend syncs before reading it).
+  Program write_only;
+  write_only.instrs.emplace_back(
+      Opcode::ADD, std::vector<Operand>{View::whole(a), View::whole(a), Scalar::of_float(1.0)});
+  b.execute(write_only);
+  CHECK(a->device_newer);
+  Program sync_a;
+  sync_a.instrs.emplace_back(Opcode::SYNC, std::vector<Operand>{View::whole(a)});
+  b.execute(sync_a);
+  CHECK(!a->device_newer);
   Program free_a;
   free_a.instrs.emplace_back(Opcode::FREE, std::vector<Operand>{View::whole(a)});
   b.execute(free_a);

@@ -211,6 +211,7 @@ public:
       e.host_valid = true;
     }
     e.host_writes = base.host_writes;
+    base.device_newer = false;
   }
 
   void release(Base& base) override {
@@ -359,6 +360,7 @@ private:
       e.host_valid = true;
       e.host_writes = base.host_writes;
     }
+    base.device_newer = false;
   }
 
   void run_on_cpu(GpuPlan& p, size_t b, const KernelBlock& block) {
@@ -442,9 +444,11 @@ private:
     if (has_checks(plan)) checks_pending_ = true;
     for (const PlanArray& a : plan.arrays) {
       if (a.contracted || !a.written) continue;
-      Entry& e = resident_.at(a.view->base.get());
+      Base& base = *a.view->base;
+      Entry& e = resident_.at(&base);
       e.device_valid = true;
       e.host_valid = false;
+      base.device_newer = base.data != nullptr; // host memory that is now stale
     }
   }
 
