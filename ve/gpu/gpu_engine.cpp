@@ -157,6 +157,7 @@ public:
 
   void end_flush() override {
     cpu_->end_flush();
+    write_back_shared();
     if (++flushes_ % kSweepFlushes == 0) sweep();
     if (!checks_pending_) return;
     checks_pending_ = false;
@@ -449,6 +450,26 @@ private:
       e.device_valid = true;
       e.host_valid = false;
       base.device_newer = base.data != nullptr; // host memory that is now stale
+      if (base.data && base.host_exported) shared_written_.push_back(&base);
+    }
+  }
+
+  // Memory shared with NumPy (host_exported) that the device wrote: copied back at the end of
+  // the flush, as the CPU engine's writes land there at once (NumPy reads it without a SYNC).
+  void write_back_shared() {
+    std::vector<const Base*> bases;
+    bases.swap(shared_written_);
+    for (const Base* b : bases) {
+      auto it = resident_.find(b);
+      if (it == resident_.end() || stale(it->second, *b)) continue; // FREEd in the flush
+      Base& base = const_cast<Base&>(*b);
+      Entry& e = it->second;
+      if (!e.host_valid && e.device_valid && base.data) {
+        to_host(base, e);
+        e.host_valid = true;
+        e.host_writes = base.host_writes;
+      }
+      base.device_newer = false;
     }
   }
 
@@ -470,6 +491,7 @@ private:
   DeviceBuffer error_;   // the error record every kernel gets
   DeviceBuffer scratch_; // partials
   bool checks_pending_ = false;
+  std::vector<const Base*> shared_written_; // host_exported bases the flush wrote on the device
   static constexpr int64_t kSweepFlushes = 64;
   int64_t flushes_ = 0;
   bool jit_announced_ = false;
