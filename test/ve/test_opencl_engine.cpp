@@ -318,3 +318,12 @@ SYNC c
               "complex sqrt", 1e-12);
   CHECK(counters(b).device_fallback_blocks > fallbacks);
 }
+
+TEST_CASE("opencl: an array too large for the device raises MemoryError's message, and the "
+          "engine stays usable",
+          "[ve][opencl]") {
+  Outcome g = run(opencl(), ".base a float64 1000000000000\nIDENTITY a, 1.0:float64\nSYNC a\n");
+  CHECK(g.error.find("Unable to allocate 7.28 TiB for an array with 1000000000000 elements of "
+                     "data type float64") == 0);
+  check_agree(".base a float64 10\nRANGE a\nSYNC a\n", "after the failed allocation");
+}
