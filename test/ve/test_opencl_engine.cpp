@@ -201,14 +201,6 @@ TEST_CASE("opencl: a loop of 100 fused steps copies its array in once and out on
   CHECK(counters(b).device_copies_in == after.device_copies_in + 1);
   CHECK(host[7] == 101.0);
   CHECK(host[8] == Approx(4.0));
-  // Exported to a frontend for writing (a NumPy array over it): uploaded at every use.
-  a->host_exported = true;
-  host[9] = -1.0;
-  b.execute(again);
-  CHECK(host[9] == 0.0);
-  b.execute(again);
-  CHECK(host[9] == 1.0);
-  CHECK(counters(b).device_copies_in == after.device_copies_in + 3);
   // A device write leaves the host memory stale (a frontend syncs before reading it).
   Program write_only;
   write_only.instrs.emplace_back(
@@ -218,6 +210,18 @@ TEST_CASE("opencl: a loop of 100 fused steps copies its array in once and out on
   Program sync_a;
   sync_a.instrs.emplace_back(Opcode::SYNC, std::vector<Operand>{View::whole(a)});
   b.execute(sync_a);
+  CHECK(!a->device_newer);
+  // Memory shared with NumPy (host_exported): uploaded at every use, written back at the end of
+  // every flush that wrote it (NumPy reads it without a SYNC).
+  a->host_exported = true;
+  host[9] = -1.0;
+  b.execute(again);
+  CHECK(host[9] == 0.0);
+  const int64_t in_before = counters(b).device_copies_in;
+  host[9] = 5.0;
+  b.execute(write_only);
+  CHECK(counters(b).device_copies_in == in_before + 1);
+  CHECK(host[9] == 6.0);
   CHECK(!a->device_newer);
   Program free_a;
   free_a.instrs.emplace_back(Opcode::FREE, std::vector<Operand>{View::whole(a)});
@@ -313,4 +317,13 @@ SYNC c
 )",
               "complex sqrt", 1e-12);
   CHECK(counters(b).device_fallback_blocks > fallbacks);
+}
+
+TEST_CASE("opencl: an array too large for the device raises MemoryError's message, and the "
+          "engine stays usable",
+          "[ve][opencl]") {
+  Outcome g = run(opencl(), ".base a float64 1000000000000\nIDENTITY a, 1.0:float64\nSYNC a\n");
+  CHECK(g.error.find("Unable to allocate 7.28 TiB for an array with 1000000000000 elements of "
+                     "data type float64") == 0);
+  check_agree(".base a float64 10\nRANGE a\nSYNC a\n", "after the failed allocation");
 }

@@ -7,6 +7,7 @@
 #include "ve/gpu/gpu_engine.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -35,6 +36,19 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// A byte count as NumPy's MemoryError prints it (as the node VEM's): "7.28 TiB", "12 bytes".
+std::string size_text(double bytes) {
+  static const char* const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  size_t u = 0;
+  while (u + 1 < std::size(units) && bytes >= 1023.5) {
+    bytes /= 1024;
+    ++u;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.3g %s", bytes, units[u]);
+  return text;
 }
 
 // Whether a block's kernel can report bad data (checked at the end of the flush).
@@ -77,7 +91,7 @@ public:
     EngineStats s = stats_;
     const gpu::ProgramCacheStats& c = programs_.stats();
     s.kernels_compiled = c.compiled;
-    s.memory_cache_hits = c.memory_hits;
+    s.memory_cache_hits = c.memory_hits + replay_hits_;
     s.disk_cache_hits = c.disk_hits;
     s.disk_cache_rejected = c.disk_rejected;
     s.disk_cache_write_errors = c.disk_write_errors;
@@ -85,6 +99,8 @@ public:
     const EngineStats cpu = cpu_->stats();
     s.compile_seconds += cpu.compile_seconds;
     s.kernels_compiled += cpu.kernels_compiled;
+    s.memory_cache_hits += cpu.memory_cache_hits;
+    s.disk_cache_hits += cpu.disk_cache_hits;
     return s;
   }
 
@@ -97,6 +113,7 @@ public:
     gpu::KernelSource source;
     DeviceProgram* program = nullptr;
     std::exception_ptr error; // of the compile in prepare(), thrown by launch()
+    bool counted = false;     // its program was counted (compiled or found) since its last run
   };
   struct GpuPlan : EnginePlan {
     std::vector<Slot> slots;
@@ -142,6 +159,9 @@ public:
     } else if (slot.on_gpu) {
       plan::bind_plan(block, slot.plan, /*bind_data=*/false);
     }
+    // A replay runs the slot's program again: a memory-cache hit, as the CPU engine counts it.
+    if (slot.on_gpu && slot.program && !slot.counted) ++replay_hits_;
+    slot.counted = false;
     if (slot.error) std::rethrow_exception(slot.error);
     if (!slot.on_gpu) {
       run_on_cpu(p, b, block);
@@ -157,6 +177,7 @@ public:
 
   void end_flush() override {
     cpu_->end_flush();
+    write_back_shared();
     if (++flushes_ % kSweepFlushes == 0) sweep();
     if (!checks_pending_) return;
     checks_pending_ = false;
@@ -279,6 +300,7 @@ private:
       if (!jit_announced_ && before_jit) before_jit();
       jit_announced_ = true;
       slot.program = &programs_.get(slot.source.source);
+      slot.counted = true;
       for (const std::string& e : slot.source.entries) slot.program->kernel(e);
     } catch (...) {
       slot.error = std::current_exception();
@@ -289,9 +311,17 @@ private:
   Entry& entry_for(Base& base) {
     auto [it, added] = resident_.try_emplace(&base);
     if (added) {
+      try {
+        it->second.buffer = device_->allocate(size_t(std::max<int64_t>(base.nbytes(), 1)));
+      } catch (const OutOfMemory& e) {
+        resident_.erase(it);
+        throw OutOfMemory("Unable to allocate " + size_text(double(base.nbytes())) +
+                          " for an array with " + std::to_string(base.nelem) +
+                          " elements of data type " + std::string(dtype_name(base.dtype)) +
+                          " on the " + name_ + " device (" + e.what() + ")");
+      }
       it->second.owner = base.weak_from_this();
       it->second.owned = !it->second.owner.expired();
-      it->second.buffer = device_->allocate(size_t(std::max<int64_t>(base.nbytes(), 1)));
       device_bytes_ += int64_t(it->second.buffer.bytes);
       stats_.device_peak_bytes = std::max(stats_.device_peak_bytes, device_bytes_);
     }
@@ -449,6 +479,26 @@ private:
       e.device_valid = true;
       e.host_valid = false;
       base.device_newer = base.data != nullptr; // host memory that is now stale
+      if (base.data && base.host_exported) shared_written_.push_back(&base);
+    }
+  }
+
+  // Memory shared with NumPy (host_exported) that the device wrote: copied back at the end of
+  // the flush, as the CPU engine's writes land there at once (NumPy reads it without a SYNC).
+  void write_back_shared() {
+    std::vector<const Base*> bases;
+    bases.swap(shared_written_);
+    for (const Base* b : bases) {
+      auto it = resident_.find(b);
+      if (it == resident_.end() || stale(it->second, *b)) continue; // FREEd in the flush
+      Base& base = const_cast<Base&>(*b);
+      Entry& e = it->second;
+      if (!e.host_valid && e.device_valid && base.data) {
+        to_host(base, e);
+        e.host_valid = true;
+        e.host_writes = base.host_writes;
+      }
+      base.device_newer = false;
     }
   }
 
@@ -470,10 +520,12 @@ private:
   DeviceBuffer error_;   // the error record every kernel gets
   DeviceBuffer scratch_; // partials
   bool checks_pending_ = false;
+  std::vector<const Base*> shared_written_; // host_exported bases the flush wrote on the device
   static constexpr int64_t kSweepFlushes = 64;
   int64_t flushes_ = 0;
   bool jit_announced_ = false;
   int64_t device_bytes_ = 0;
+  int64_t replay_hits_ = 0; // launches of a slot's kept program
   EngineStats stats_;
 };
 

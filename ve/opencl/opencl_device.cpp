@@ -220,6 +220,7 @@ public:
     info_.max_group_size = device_value<size_t>(device_, CL_DEVICE_MAX_WORK_GROUP_SIZE);
     info_.shared_memory = size_t(device_value<cl_ulong>(device_, CL_DEVICE_LOCAL_MEM_SIZE));
     info_.compute_units = int(device_value<cl_uint>(device_, CL_DEVICE_MAX_COMPUTE_UNITS));
+    max_alloc_ = size_t(device_value<cl_ulong>(device_, CL_DEVICE_MAX_MEM_ALLOC_SIZE));
   }
   ~OpenClDevice() override {
     clFinish(queue_);
@@ -233,6 +234,10 @@ public:
   DeviceBuffer allocate(size_t bytes) override {
     cl_int e = CL_SUCCESS;
     cl_mem m = clCreateBuffer(context_, CL_MEM_READ_WRITE, std::max<size_t>(bytes, 1), nullptr, &e);
+    if (e == CL_INVALID_BUFFER_SIZE || e == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+        e == CL_OUT_OF_RESOURCES || e == CL_OUT_OF_HOST_MEMORY)
+      throw OutOfMemory("clCreateBuffer of " + std::to_string(bytes) + " bytes: " + error_name(e) +
+                        "; largest buffer " + std::to_string(max_alloc_) + " bytes");
     check(e, "clCreateBuffer");
     return {reinterpret_cast<uintptr_t>(m), bytes};
   }
@@ -348,6 +353,7 @@ private:
   cl_device_id device_ = nullptr;
   cl_context context_ = nullptr;
   cl_command_queue queue_ = nullptr;
+  size_t max_alloc_ = 0; // CL_DEVICE_MAX_MEM_ALLOC_SIZE
 };
 
 } // namespace
