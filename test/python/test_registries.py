@@ -84,9 +84,16 @@ def test_import_rejects_an_unknown_option_value(tmp_path):
             "active" in r.stderr), r.stderr
 
 
+# Under test/sanitize.sh (the sanitizer runtime preloaded) the GPU engines are not started: their
+# device libraries (PoCL with its own LLVM, the CUDA driver) are not instrumented.
+SANITIZED = "san" in os.environ.get("LD_PRELOAD", "")
+
+
 def test_import_accepts_every_component_built_in(tmp_path):
     for section, key, registry in component_keys():
         for name in _hassium.registry_names(registry):
+            if SANITIZED and registry == "stack.engine" and name != "cpu":
+                continue
             var = f"HASSIUM_{section.upper()}_{key.upper()}"
             r = import_in_fresh_process({var: name}, tmp_path)
             assert r.returncode == 0, f"{var}={name}: {r.stderr}"
