@@ -188,6 +188,12 @@ std::string elementwise_expr(Opcode op, DType in, DType out, const Args& a, std:
   const bool integer = is_integer(in);
   const std::string C = cx ? complex_suffix(in) : std::string();
   auto fn1 = [&](const char* f) { return call(f, {a[0]}); };
+  // f(x) = x for tiny x (f(x) = x + O(x^2)): the correctly rounded value, which some OpenCL
+  // libraries (PoCL's log1p) flush to 0 for subnormal x.
+  auto near_identity = [&](const char* f) {
+    const std::string tiny = in == DType::FLOAT32 ? "(hs_f32)1e-10" : "(hs_f64)1e-20";
+    return "(fabs(" + a[0] + ") < " + tiny + " ? " + a[0] + " : " + call(f, {a[0]}) + ")";
+  };
   switch (op) {
   case Opcode::ADD:
     if (in == DType::BOOL) return "((hs_bool)(" + a[0] + " | " + a[1] + "))";
@@ -232,8 +238,9 @@ std::string elementwise_expr(Opcode op, DType in, DType out, const Args& a, std:
     return call("hypot", a);
   case Opcode::COPYSIGN:
     return call("copysign", a);
-  case Opcode::NEXTAFTER:
-    return call("nextafter", a);
+  case Opcode::NEXTAFTER: // a NaN operand propagates itself (glibc: x + y)
+    return "((" + a[0] + " != " + a[0] + " || " + a[1] + " != " + a[1] + ") ? " + a[0] + " + " +
+           a[1] + " : nextafter(" + a[0] + ", " + a[1] + "))";
   case Opcode::LOGADDEXP:
     return call("hs_logaddexp_" + T, {a[0], a[1], "0"});
   case Opcode::LOGADDEXP2:
@@ -314,7 +321,7 @@ std::string elementwise_expr(Opcode op, DType in, DType out, const Args& a, std:
   case Opcode::EXP2:
     return fn1("exp2");
   case Opcode::EXPM1:
-    return fn1("expm1");
+    return near_identity("expm1");
   case Opcode::LOG:
     return fn1("log");
   case Opcode::LOG2:
@@ -322,31 +329,31 @@ std::string elementwise_expr(Opcode op, DType in, DType out, const Args& a, std:
   case Opcode::LOG10:
     return fn1("log10");
   case Opcode::LOG1P:
-    return fn1("log1p");
+    return near_identity("log1p");
   case Opcode::SIN:
-    return fn1("sin");
+    return near_identity("sin");
   case Opcode::COS:
     return fn1("cos");
   case Opcode::TAN:
-    return fn1("tan");
+    return near_identity("tan");
   case Opcode::ARCSIN:
-    return fn1("asin");
+    return near_identity("asin");
   case Opcode::ARCCOS:
     return fn1("acos");
   case Opcode::ARCTAN:
-    return fn1("atan");
+    return near_identity("atan");
   case Opcode::SINH:
-    return fn1("sinh");
+    return near_identity("sinh");
   case Opcode::COSH:
     return fn1("cosh");
   case Opcode::TANH:
-    return fn1("tanh");
+    return near_identity("tanh");
   case Opcode::ARCSINH:
-    return fn1("asinh");
+    return near_identity("asinh");
   case Opcode::ARCCOSH:
     return fn1("acosh");
   case Opcode::ARCTANH:
-    return fn1("atanh");
+    return near_identity("atanh");
   case Opcode::FLOOR:
     return fn1("floor");
   case Opcode::CEIL:

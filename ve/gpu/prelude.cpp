@@ -157,6 +157,7 @@ HS_INT_POW(hs_u64, hs_u64, 64)
     return (pos ? x : y) + l;                                                                      \
   }                                                                                                \
   HS_FN T hs_spacing_##T(T x) {                                                                    \
+    if (x != x) return x;                                                                          \
     if (fabs(x) == INF) return NAN_;                                                               \
     return nextafter(x, x < 0 ? -INF : INF) - x;                                                   \
   }                                                                                                \
