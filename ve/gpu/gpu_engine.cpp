@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "core/index_error.h"
+#include "core/memory_error.h"
 #include "ve/gpu/kernel_source.h"
 #include "ve/gpu/launch_geometry.h"
 #include "ve/gpu/program_cache.h"
@@ -36,19 +37,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-// A byte count as NumPy's MemoryError prints it (as the node VEM's): "7.28 TiB", "12 bytes".
-std::string size_text(double bytes) {
-  static const char* const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  size_t u = 0;
-  while (u + 1 < std::size(units) && bytes >= 1023.5) {
-    bytes /= 1024;
-    ++u;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.3g %s", bytes, units[u]);
-  return text;
 }
 
 // Whether a block's kernel can report bad data (checked at the end of the flush).
@@ -315,10 +303,8 @@ private:
         it->second.buffer = device_->allocate(size_t(std::max<int64_t>(base.nbytes(), 1)));
       } catch (const OutOfMemory& e) {
         resident_.erase(it);
-        throw OutOfMemory("Unable to allocate " + size_text(double(base.nbytes())) +
-                          " for an array with " + std::to_string(base.nelem) +
-                          " elements of data type " + std::string(dtype_name(base.dtype)) +
-                          " on the " + name_ + " device (" + e.what() + ")");
+        throw OutOfMemory(unable_to_allocate(base) + " on the " + name_ + " device (" + e.what() +
+                          ")");
       }
       it->second.owner = base.weak_from_this();
       it->second.owned = !it->second.owner.expired();

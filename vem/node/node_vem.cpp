@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/interrupt.h"
+#include "core/memory_error.h"
 #include "vem/node/defer_writes.h"
 #include "vem/node/flush_plan.h"
 #include "vem/node/partition_dot.h"
@@ -32,31 +33,13 @@ void NodeVem::set_profiling(bool on) {
   profiler_ = on ? std::make_unique<FlushProfiler>(fuser_.cost_model) : nullptr;
 }
 
-namespace {
-// A byte count as NumPy's MemoryError prints it: "7.28 TiB" (three significant digits), or
-// "12 bytes".
-std::string size_text(double bytes) {
-  static const char* const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  size_t u = 0;
-  while (u + 1 < std::size(units) && bytes >= 1023.5) {
-    bytes /= 1024;
-    ++u;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.3g %s", bytes, units[u]);
-  return text;
-}
-} // namespace
-
 void NodeVem::allocate(Base& base, bool zero_fill) {
   size_t bytes = size_t(base.nbytes());
   void* p;
   try {
     p = pool_->allocate(bytes);
   } catch (const OutOfMemory&) {
-    throw OutOfMemory("Unable to allocate " + size_text(double(bytes)) + " for an array with " +
-                      std::to_string(base.nelem) + " elements of data type " +
-                      std::string(dtype_name(base.dtype)));
+    throw OutOfMemory(unable_to_allocate(base));
   }
   if (zero_fill) std::memset(p, 0, bytes);
   base.allocation = std::shared_ptr<void>(p, [pool = pool_](void* q) { pool->release(q); });
