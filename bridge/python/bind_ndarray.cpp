@@ -93,187 +93,226 @@ bool truth(const Array& a) {
   return item(a, 0).cast<bool>();
 }
 
-#define HS_BINARY(PYNAME, UFUNC)                                                                   \
-  cls.def(                                                                                         \
-      "__" PYNAME "__",                                                                            \
-      [](py::handle a, py::handle b) {                                                             \
-        static const UfuncDef& u = ufunc(UFUNC);                                                   \
-        return binary_operator(u, a, b);                                                           \
-      },                                                                                           \
-      py::is_operator());                                                                          \
-  cls.def(                                                                                         \
-      "__r" PYNAME "__",                                                                           \
-      [](py::handle a, py::handle b) {                                                             \
-        static const UfuncDef& u = ufunc(UFUNC);                                                   \
-        return binary_operator(u, b, a);                                                           \
-      },                                                                                           \
-      py::is_operator());                                                                          \
-  cls.def(                                                                                         \
-      "__i" PYNAME "__",                                                                           \
-      [](py::handle a, py::handle b) {                                                             \
-        static const UfuncDef& u = ufunc(UFUNC);                                                   \
-        return inplace_operator(u, a, b);                                                          \
-      },                                                                                           \
-      py::is_operator());
-
-#define HS_COMPARE(PYNAME, UFUNC)                                                                  \
-  cls.def(                                                                                         \
-      "__" PYNAME "__",                                                                            \
-      [](py::handle a, py::handle b) {                                                             \
-        static const UfuncDef& u = ufunc(UFUNC);                                                   \
-        return binary_operator(u, a, b);                                                           \
-      },                                                                                           \
-      py::is_operator());
-
-#define HS_UNARY(PYNAME, UFUNC)                                                                    \
-  cls.def("__" PYNAME "__", [](py::handle a) {                                                     \
-    static const UfuncDef& u = ufunc(UFUNC);                                                       \
-    return unary_operator(u, a);                                                                   \
-  });
-
-// The commonest operators as the type's number slots, called by the interpreter directly
-// (no lookup of __add__/__radd__, no pybind11 dispatch). Same calls as the methods: x op y,
+// The operators are the type's slots, one binding each: the interpreter calls them directly, and
+// Python makes __add__/__radd__/__iadd__/__lt__/... of them. A binary slot gets x op y,
 // whichever operand is the hassium array; NotImplemented lets Python try the other operand.
-PyObject* slot_call(const UfuncDef& u, PyObject* x, PyObject* y) {
-  return call_in_slot<PyObject*>(nullptr, [&] { return binary_operator(u, x, y).release().ptr(); });
+template <const char* Name> const UfuncDef& named_ufunc() {
+  static const UfuncDef& u = ufunc(Name);
+  return u;
 }
 
-#define HS_SLOT(FN, UFUNC)                                                                         \
-  PyObject* FN(PyObject* x, PyObject* y) {                                                         \
-    static const UfuncDef* u = find_ufunc(UFUNC);                                                  \
-    return slot_call(*u, x, y);                                                                    \
-  }
-HS_SLOT(slot_add, "add")
-HS_SLOT(slot_subtract, "subtract")
-HS_SLOT(slot_multiply, "multiply")
-HS_SLOT(slot_divide, "divide")
-#undef HS_SLOT
-
-// a op= b: a is the hassium array (Python calls the left operand's in-place slot only).
-#define HS_ISLOT(FN, UFUNC)                                                                        \
-  PyObject* FN(PyObject* x, PyObject* y) {                                                         \
-    static const UfuncDef* u = find_ufunc(UFUNC);                                                  \
-    return call_in_slot<PyObject*>(nullptr,                                                        \
-                                   [&] { return inplace_operator(*u, x, y).release().ptr(); });    \
-  }
-HS_ISLOT(slot_inplace_add, "add")
-HS_ISLOT(slot_inplace_subtract, "subtract")
-HS_ISLOT(slot_inplace_multiply, "multiply")
-HS_ISLOT(slot_inplace_divide, "divide")
-#undef HS_ISLOT
-
-py::object matmul_call(py::handle a, py::handle b) {
-  PyObject* r = matmul_slot(a.ptr(), b.ptr());
-  if (!r) throw py::error_already_set();
-  return py::reinterpret_steal<py::object>(r);
+template <const char* Name> PyObject* binary_slot(PyObject* x, PyObject* y) {
+  return call_in_slot<PyObject*>(
+      nullptr, [&] { return binary_operator(named_ufunc<Name>(), x, y).release().ptr(); });
+}
+// x op= y: x is the hassium array (Python calls the left operand's in-place slot only).
+template <const char* Name> PyObject* inplace_slot(PyObject* x, PyObject* y) {
+  return call_in_slot<PyObject*>(
+      nullptr, [&] { return inplace_operator(named_ufunc<Name>(), x, y).release().ptr(); });
+}
+template <const char* Name> PyObject* unary_slot(PyObject* x) {
+  return call_in_slot<PyObject*>(
+      nullptr, [&] { return unary_operator(named_ufunc<Name>(), x).release().ptr(); });
 }
 
-void install_number_slots(PyTypeObject* type) {
-  PyNumberMethods* nb = type->tp_as_number;
-  HS_INTERNAL_ASSERT(nb && ufunc("add").nin == 2 && ufunc("subtract").nin == 2 &&
-                     ufunc("multiply").nin == 2 && ufunc("divide").nin == 2)
-      << "hassium.ndarray: no number slots";
-  nb->nb_add = slot_add;
-  nb->nb_subtract = slot_subtract;
-  nb->nb_multiply = slot_multiply;
-  nb->nb_true_divide = slot_divide;
-  nb->nb_matrix_multiply = matmul_slot;
-  nb->nb_inplace_add = slot_inplace_add;
-  nb->nb_inplace_subtract = slot_inplace_subtract;
-  nb->nb_inplace_multiply = slot_inplace_multiply;
-  nb->nb_inplace_true_divide = slot_inplace_divide;
-  PyType_Modified(type);
+// x ** y (pow(x, y, z) with a modulus: NotImplemented, as NumPy's arrays give).
+PyObject* power_slot(PyObject* x, PyObject* y, PyObject* z) {
+  if (z != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return call_in_slot<PyObject*>(nullptr, [&] {
+    static const UfuncDef& power = ufunc("power");
+    return (is_ndarray(x) ? power_operator(x, y) : binary_operator(power, x, y)).release().ptr();
+  });
+}
+PyObject* inplace_power_slot(PyObject* x, PyObject* y, PyObject* z) {
+  if (z != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return call_in_slot<PyObject*>(nullptr,
+                                 [&] { return inplace_power_operator(x, y).release().ptr(); });
+}
+PyObject* divmod_slot(PyObject* x, PyObject* y) {
+  return call_in_slot<PyObject*>(nullptr, [&] {
+    return ufunc_call(ufunc("divmod"), py::make_tuple(py::handle(x), py::handle(y)), py::kwargs())
+        .release()
+        .ptr();
+  });
+}
+PyObject* richcompare_slot(PyObject* self, PyObject* other, int op) {
+  return call_in_slot<PyObject*>(nullptr, [&] {
+    static const UfuncDef* by_op[] = {&ufunc("less"),    &ufunc("less_equal"),
+                                      &ufunc("equal"),   &ufunc("not_equal"),
+                                      &ufunc("greater"), &ufunc("greater_equal")};
+    return binary_operator(*by_op[op], self, other).release().ptr();
+  });
 }
 
-// a[key] and a[key] = v as the type's mapping slots, for the same reason (the bound
-// __getitem__ / __setitem__ stay for explicit calls). Deletion keeps the slot Python made.
-objobjargproc g_default_ass_subscript = nullptr;
-
-PyObject* slot_getitem(PyObject* self, PyObject* key) {
+// a[key] and a[key] = v; del a[key] is NumPy's error.
+PyObject* getitem_slot(PyObject* self, PyObject* key) {
   return call_in_slot<PyObject*>(nullptr,
                                  [&] { return getitem(array_of(self), key).release().ptr(); });
 }
-
-int slot_setitem(PyObject* self, PyObject* key, PyObject* value) {
-  if (!value) return g_default_ass_subscript(self, key, value);
+int setitem_slot(PyObject* self, PyObject* key, PyObject* value) {
   return call_in_slot(-1, [&] {
+    if (!value) raise_value_error("cannot delete array elements");
     setitem(array_of(self), key, value);
     return 0;
   });
 }
 
-// Deallocation of the arrays wrap() made (exact type, simple layout, not in pybind11's instance
-// map, no weak references or patients): what pybind11's deallocator does for them, without its
-// search of the type's C++ bases. Anything else goes through pybind11's.
-destructor g_default_dealloc = nullptr;
-
-void ndarray_dealloc(PyObject* self) {
-  static py::detail::type_info* info = py::detail::get_type_info(typeid(Array));
-  auto* inst = reinterpret_cast<py::detail::instance*>(self);
-  PyTypeObject* type = Py_TYPE(self);
-  if (type != info->type || !inst->simple_layout || inst->simple_instance_registered ||
-      inst->weakrefs || inst->has_patients)
-    return g_default_dealloc(self);
-  auto vh = inst->get_value_and_holder(info);
-  if (vh.holder_constructed()) {
-    py::error_scope scope; // the destructor may record and flush: keep a pending error
-    vh.holder<std::unique_ptr<Array>>().~unique_ptr<Array>();
-    vh.set_holder_constructed(false);
-  }
-  vh.value_ptr() = nullptr;
-  inst->deallocate_layout();
-  type->tp_free(self);
-  Py_DECREF(type);
+// hassium.ndarray(shape, dtype=float, buffer=None, offset=0, strides=None, order=None), as
+// numpy.ndarray(...): hassium/_creation.py ndarray_new makes the array; an instance of the
+// (sub)type called holds its view.
+PyObject* new_slot(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  return call_in_slot<PyObject*>(nullptr, [&] {
+    static PyObject* make = [] {
+      py::object f = py::module_::import("hassium._creation").attr("ndarray_new");
+      return f.release().ptr(); // kept for the process
+    }();
+    PyObject* r = PyObject_Call(make, args, kwargs);
+    if (!r) throw py::error_already_set();
+    py::object made = py::reinterpret_steal<py::object>(r);
+    if (!is_ndarray(made))
+      raise_type_error("hassium does not support dtype " +
+                       py::str(made.attr("dtype")).cast<std::string>());
+    Array a = array_of(made);
+    a.scalar = false;
+    return NdarrayType::make(std::move(a), type).release().ptr();
+  });
 }
 
-void install_dealloc(PyTypeObject* type) {
-  HS_INTERNAL_ASSERT(!PyType_HasFeature(type, Py_TPFLAGS_HAVE_GC) && type->tp_dictoffset == 0)
-      << "hassium.ndarray: the deallocator assumes no GC and no instance dict";
-  g_default_dealloc = type->tp_dealloc;
-  type->tp_dealloc = ndarray_dealloc;
+// The buffer protocol (memoryview(a), libraries reading memory): flushes, then exports the
+// base's memory; the export holds the array (and so its base) until it is released.
+struct BufferExport {
+  Array array;
+  std::vector<Py_ssize_t> shape, strides;
+};
+
+int getbuffer_slot(PyObject* self, Py_buffer* view, int flags) {
+  return call_in_slot(-1, [&] {
+    // NumPy's own character of each dtype ("l" for int64 on LP64, not "q", which NumPy reads
+    // as longlong: another type object for the same numbers).
+    static const std::array<std::string, kNumDTypes> formats = [] {
+      std::array<std::string, kNumDTypes> f;
+      for (int t = 0; t < kNumDTypes; ++t)
+        f[size_t(t)] = is_complex(DType(t))
+                           ? (DType(t) == DType::COMPLEX64 ? "Zf" : "Zd")
+                           : numpy_dtype(DType(t)).attr("char").cast<std::string>();
+      return f;
+    }();
+    const Array& a = array_of(self);
+    Base& b = *a.view.base;
+    sync_for_read(a.view.base);
+    b.host_exported = true; // a writable buffer: its holder may write at any time
+    const int64_t item = dtype_size(b.dtype);
+    auto ex = std::make_unique<BufferExport>();
+    ex->array = a;
+    for (int k = 0; k < a.ndim(); ++k) {
+      ex->shape.push_back(Py_ssize_t(a.view.shape[size_t(k)]));
+      ex->strides.push_back(Py_ssize_t(a.view.stride[size_t(k)] * item));
+    }
+    view->buf = static_cast<char*>(b.data) + a.view.offset * item;
+    view->obj = Py_NewRef(self);
+    view->len = Py_ssize_t(a.size() * item);
+    view->itemsize = Py_ssize_t(item);
+    view->readonly = 0;
+    view->format =
+        (flags & PyBUF_FORMAT) ? const_cast<char*>(formats[size_t(b.dtype)].c_str()) : nullptr;
+    view->ndim = a.ndim();
+    view->shape = (flags & PyBUF_ND) == PyBUF_ND ? ex->shape.data() : nullptr;
+    view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? ex->strides.data() : nullptr;
+    view->suboffsets = nullptr;
+    view->internal = ex.release();
+    // A consumer that asked for no strides gets C-contiguous memory or an error.
+    if (!view->strides) {
+      view->strides = static_cast<BufferExport*>(view->internal)->strides.data();
+      const bool contiguous = PyBuffer_IsContiguous(view, 'C');
+      view->strides = nullptr;
+      if (!contiguous) {
+        delete static_cast<BufferExport*>(view->internal);
+        view->internal = nullptr;
+        Py_CLEAR(view->obj);
+        raise(PyExc_BufferError, "hassium.ndarray is not C-contiguous");
+      }
+    }
+    return 0;
+  });
 }
 
-void install_mapping_slots(PyTypeObject* type) {
-  PyMappingMethods* mp = type->tp_as_mapping;
-  HS_INTERNAL_ASSERT(mp && mp->mp_ass_subscript) << "hassium.ndarray: no mapping slots";
-  g_default_ass_subscript = mp->mp_ass_subscript;
-  mp->mp_subscript = slot_getitem;
-  mp->mp_ass_subscript = slot_setitem;
-  PyType_Modified(type);
+void releasebuffer_slot(PyObject*, Py_buffer* view) {
+  delete static_cast<BufferExport*>(view->internal);
+  view->internal = nullptr;
+}
+
+int bool_slot(PyObject* self) {
+  return call_in_slot(-1, [&] { return truth(array_of(self)) ? 1 : 0; });
+}
+
+constexpr char kAdd[] = "add", kSubtract[] = "subtract", kMultiply[] = "multiply",
+               kDivide[] = "divide", kFloorDivide[] = "floor_divide", kRemainder[] = "remainder",
+               kLeftShift[] = "left_shift", kRightShift[] = "right_shift",
+               kBitwiseAnd[] = "bitwise_and", kBitwiseOr[] = "bitwise_or",
+               kBitwiseXor[] = "bitwise_xor", kNegative[] = "negative", kPositive[] = "positive",
+               kAbsolute[] = "absolute", kInvert[] = "invert";
+
+template <typename F> PyType_Slot slot(int id, F* f) {
+  return {id, reinterpret_cast<void*>(f)};
+}
+
+// The type with its slots (the methods are bound in bind_ndarray()).
+PyTypeObject* make_ndarray_type() {
+  return NdarrayType::create("hassium._hassium.ndarray",
+                             "A lazy NumPy-compatible array: a view of a hassium base.",
+                             {
+                                 slot(Py_tp_new, new_slot),
+                                 slot(Py_tp_hash, PyObject_HashNotImplemented),
+                                 slot(Py_tp_richcompare, richcompare_slot),
+                                 slot(Py_mp_subscript, getitem_slot),
+                                 slot(Py_mp_ass_subscript, setitem_slot),
+                                 slot(Py_bf_getbuffer, getbuffer_slot),
+                                 slot(Py_bf_releasebuffer, releasebuffer_slot),
+                                 slot(Py_nb_bool, bool_slot),
+                                 slot(Py_nb_add, binary_slot<kAdd>),
+                                 slot(Py_nb_subtract, binary_slot<kSubtract>),
+                                 slot(Py_nb_multiply, binary_slot<kMultiply>),
+                                 slot(Py_nb_true_divide, binary_slot<kDivide>),
+                                 slot(Py_nb_floor_divide, binary_slot<kFloorDivide>),
+                                 slot(Py_nb_remainder, binary_slot<kRemainder>),
+                                 slot(Py_nb_lshift, binary_slot<kLeftShift>),
+                                 slot(Py_nb_rshift, binary_slot<kRightShift>),
+                                 slot(Py_nb_and, binary_slot<kBitwiseAnd>),
+                                 slot(Py_nb_or, binary_slot<kBitwiseOr>),
+                                 slot(Py_nb_xor, binary_slot<kBitwiseXor>),
+                                 slot(Py_nb_power, power_slot),
+                                 slot(Py_nb_divmod, divmod_slot),
+                                 slot(Py_nb_matrix_multiply, matmul_slot),
+                                 slot(Py_nb_inplace_add, inplace_slot<kAdd>),
+                                 slot(Py_nb_inplace_subtract, inplace_slot<kSubtract>),
+                                 slot(Py_nb_inplace_multiply, inplace_slot<kMultiply>),
+                                 slot(Py_nb_inplace_true_divide, inplace_slot<kDivide>),
+                                 slot(Py_nb_inplace_floor_divide, inplace_slot<kFloorDivide>),
+                                 slot(Py_nb_inplace_remainder, inplace_slot<kRemainder>),
+                                 slot(Py_nb_inplace_lshift, inplace_slot<kLeftShift>),
+                                 slot(Py_nb_inplace_rshift, inplace_slot<kRightShift>),
+                                 slot(Py_nb_inplace_and, inplace_slot<kBitwiseAnd>),
+                                 slot(Py_nb_inplace_or, inplace_slot<kBitwiseOr>),
+                                 slot(Py_nb_inplace_xor, inplace_slot<kBitwiseXor>),
+                                 slot(Py_nb_inplace_power, inplace_power_slot),
+                                 slot(Py_nb_negative, unary_slot<kNegative>),
+                                 slot(Py_nb_positive, unary_slot<kPositive>),
+                                 slot(Py_nb_absolute, unary_slot<kAbsolute>),
+                                 slot(Py_nb_invert, unary_slot<kInvert>),
+                             },
+                             /*instance_dict=*/false);
 }
 
 } // namespace
 
 void bind_ndarray(py::module_& m) {
-  py::class_<Array> cls(m, "ndarray", py::buffer_protocol(),
-                        "A lazy NumPy-compatible array: a view of a hassium base.");
-  set_ndarray_type(reinterpret_cast<PyTypeObject*>(cls.ptr()));
-
-  // hassium.ndarray(shape, dtype=float, buffer=None, offset=0, strides=None, order=None), as
-  // numpy.ndarray(...): hassium/_creation.py ndarray_new makes the array; this object becomes
-  // another holder of its view.
-  cls.def(py::init([](py::object shape, py::object dtype, py::object buffer, py::object offset,
-                      py::object strides, py::object order) {
-            static PyObject* make = [] {
-              py::object f = py::module_::import("hassium._creation").attr("ndarray_new");
-              return f.release().ptr(); // kept for the process
-            }();
-            py::object r = py::reinterpret_borrow<py::object>(make)(shape, dtype, buffer, offset,
-                                                                    strides, order);
-            if (!is_ndarray(r))
-              raise_type_error("hassium does not support dtype " +
-                               py::str(r.attr("dtype")).cast<std::string>());
-            Array a = array_of(r);
-            a.scalar = false;
-            return a;
-          }),
-          py::arg("shape"), py::arg("dtype") = py::none(), py::arg("buffer") = py::none(),
-          py::arg("offset") = 0, py::arg("strides") = py::none(), py::arg("order") = py::none());
+  TypeBinder cls(make_ndarray_type());
+  m.attr("ndarray") = cls.type();
 
   // a.shape = s reshapes in place when no copy is needed (NumPy's rule, as reshape); other
   // arrays of the same base keep their views.
   py::cpp_function get_shape([](const Array& a) { return dims_tuple(a.shape()); },
-                             py::is_method(cls));
+                             py::is_method(cls.type()));
   py::cpp_function set_shape(
       [](py::handle self, py::handle value) {
         Array& a = array_of(self);
@@ -289,14 +328,12 @@ void bind_ndarray(py::module_& m) {
         a.view.shape = std::move(target);
         a.view.stride = std::move(stride);
       },
-      py::is_method(cls));
+      py::is_method(cls.type()));
   py::cpp_function del_shape(
       [](py::handle) { raise(PyExc_AttributeError, "Cannot delete array shape"); },
-      py::is_method(cls));
-  cls.attr("shape") = py::reinterpret_borrow<py::object>(
-      reinterpret_cast<PyObject*>(&PyProperty_Type))(get_shape, set_shape, del_shape,
-                                                     "Tuple of array dimensions (settable in "
-                                                     "place when no copy is needed).");
+      py::is_method(cls.type()));
+  cls.def_property("shape", get_shape, set_shape, del_shape,
+                   "Tuple of array dimensions (settable in place when no copy is needed).");
   cls.def_property_readonly("ndim", &Array::ndim);
   cls.def_property_readonly("size", &Array::size);
   cls.def_property_readonly("dtype", [](const Array& a) {
@@ -329,58 +366,6 @@ void bind_ndarray(py::module_& m) {
     if (a.ndim() == 0) raise_type_error("len() of unsized object");
     return a.shape()[0];
   });
-  cls.def("__getitem__", [](const Array& a, py::handle key) { return getitem(a, key); });
-  cls.def("__setitem__", [](const Array& a, py::handle key, py::handle v) { setitem(a, key, v); });
-
-  HS_BINARY("add", "add")
-  HS_BINARY("sub", "subtract")
-  HS_BINARY("mul", "multiply")
-  HS_BINARY("truediv", "divide")
-  HS_BINARY("floordiv", "floor_divide")
-  HS_BINARY("mod", "remainder")
-  cls.def("__pow__", &power_operator, py::is_operator());
-  cls.def(
-      "__rpow__",
-      [](py::handle a, py::handle b) {
-        static const UfuncDef& u = ufunc("power");
-        return binary_operator(u, b, a);
-      },
-      py::is_operator());
-  cls.def("__ipow__", &inplace_power_operator, py::is_operator());
-  HS_BINARY("lshift", "left_shift")
-  HS_BINARY("rshift", "right_shift")
-  HS_BINARY("and", "bitwise_and")
-  HS_BINARY("or", "bitwise_or")
-  HS_BINARY("xor", "bitwise_xor")
-  HS_COMPARE("lt", "less")
-  HS_COMPARE("le", "less_equal")
-  HS_COMPARE("gt", "greater")
-  HS_COMPARE("ge", "greater_equal")
-  HS_COMPARE("eq", "equal")
-  HS_COMPARE("ne", "not_equal")
-  HS_UNARY("neg", "negative")
-  HS_UNARY("pos", "positive")
-  HS_UNARY("abs", "absolute")
-  HS_UNARY("invert", "invert")
-  // a @ b, whichever operand is the hassium array (the slot; these for explicit calls).
-  cls.def(
-      "__matmul__", [](py::handle a, py::handle b) { return matmul_call(a, b); },
-      py::is_operator());
-  cls.def(
-      "__rmatmul__", [](py::handle a, py::handle b) { return matmul_call(b, a); },
-      py::is_operator());
-  cls.def("__divmod__", [](py::handle a, py::handle b) {
-    return ufunc_call(ufunc("divmod"), py::make_tuple(a, b), py::kwargs());
-  });
-  cls.def("__rdivmod__", [](py::handle a, py::handle b) {
-    return ufunc_call(ufunc("divmod"), py::make_tuple(b, a), py::kwargs());
-  });
-  cls.attr("__hash__") = py::none();
-  install_number_slots(reinterpret_cast<PyTypeObject*>(cls.ptr()));
-  install_mapping_slots(reinterpret_cast<PyTypeObject*>(cls.ptr()));
-  install_dealloc(reinterpret_cast<PyTypeObject*>(cls.ptr()));
-
-  cls.def("__bool__", &truth);
   cls.def("__float__", [](const Array& a) {
     require_scalar_convertible(a);
     return py::float_(item(a, 0));
@@ -436,28 +421,6 @@ void bind_ndarray(py::module_& m) {
       },
       py::arg("dtype") = py::none(), py::kw_only(), py::arg("copy") = py::none());
   cls.def("_numpy", [](const Array& a) { return to_numpy(a); });
-  // The buffer protocol (memoryview(a), libraries reading memory): flushes, then exports the
-  // base's memory; the exporter object keeps the base alive.
-  cls.def_buffer([](const Array& a) {
-    // NumPy's own character of each dtype ("l" for int64 on LP64, not "q", which NumPy reads
-    // as longlong: another type object for the same numbers).
-    static const std::array<std::string, kNumDTypes> formats = [] {
-      std::array<std::string, kNumDTypes> f;
-      for (int t = 0; t < kNumDTypes; ++t)
-        f[size_t(t)] = is_complex(DType(t))
-                           ? (DType(t) == DType::COMPLEX64 ? "Zf" : "Zd")
-                           : numpy_dtype(DType(t)).attr("char").cast<std::string>();
-      return f;
-    }();
-    Base& b = *a.view.base;
-    sync_for_read(a.view.base);
-    b.host_exported = true; // a writable buffer: its holder may write at any time
-    const int64_t item = dtype_size(b.dtype);
-    std::vector<ssize_t> shape(a.view.shape.begin(), a.view.shape.end()), strides;
-    for (auto s : a.view.stride) strides.push_back(ssize_t(s * item));
-    return py::buffer_info(static_cast<char*>(b.data) + a.view.offset * item, item,
-                           formats[size_t(b.dtype)], ssize_t(a.ndim()), shape, strides);
-  });
   cls.def("__repr__", [](const Array& a) -> py::object {
     py::array n = to_numpy(a);
     if (a.scalar) return py::repr(n.attr("__getitem__")(py::tuple()));

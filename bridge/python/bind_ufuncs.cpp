@@ -1,29 +1,39 @@
 // hassium.ufunc: the class, and one object per entry of the ufunc table (hassium.add, ...).
 #include "bridge/python/bindings.h"
 #include "bridge/python/errors.h"
+#include "bridge/python/plain_type.h"
 #include "bridge/python/ufunc.h"
 
 namespace hassium::python {
 
-namespace {
-// The Python object behind hassium.add and friends.
+// The value behind hassium.add and friends: instances of a plain type (bridge/python/plain_type.h)
+// with an instance __dict__ (each has its own __name__).
 struct UfuncObject {
   const UfuncDef* def;
 };
+using UfuncType = PlainType<UfuncObject>;
 
+} // namespace hassium::python
+
+namespace pybind11::detail {
+template <>
+struct type_caster<hassium::python::UfuncObject>
+    : hassium::python::PlainCaster<hassium::python::UfuncObject> {
+  static constexpr auto name = const_name("hassium.ufunc");
+};
+} // namespace pybind11::detail
+
+namespace hassium::python {
+
+namespace {
 py::object no_value() {
   return py::module_::import("numpy").attr("_NoValue");
 }
 
-// hassium.add(a, b) and friends through the type's call slot, called by the interpreter
-// directly: no lookup of __call__ and no pybind11 dispatch (its argument tuple and keyword
-// dict). Same call as the __call__ method.
+// hassium.add(a, b) and friends: the type's call slot, called by the interpreter directly.
 PyObject* ufunc_slot_call(PyObject* self, PyObject* args, PyObject* kwargs) {
   return call_in_slot<PyObject*>(nullptr, [&] {
-    static py::detail::type_info* info = py::detail::get_type_info(typeid(UfuncObject));
-    auto* inst = reinterpret_cast<py::detail::instance*>(self);
-    auto vh = inst->get_value_and_holder(info);
-    const UfuncDef& u = *vh.value_ptr<UfuncObject>()->def;
+    const UfuncDef& u = *UfuncType::value(self).def;
     auto a = py::reinterpret_borrow<py::args>(args);
     if (!kwargs || PyDict_GET_SIZE(kwargs) == 0) return ufunc_call(u, std::move(a)).release().ptr();
     return ufunc_call(u, std::move(a), py::reinterpret_borrow<py::kwargs>(kwargs)).release().ptr();
@@ -32,14 +42,11 @@ PyObject* ufunc_slot_call(PyObject* self, PyObject* args, PyObject* kwargs) {
 } // namespace
 
 void bind_ufuncs(py::module_& m) {
-  py::class_<UfuncObject> cls(m, "ufunc", py::dynamic_attr(),
-                              "A NumPy ufunc recorded as hassium bytecode.");
-  cls.def("__call__", [](const UfuncObject& u, py::args args, py::kwargs kw) {
-    return ufunc_call(*u.def, args, kw);
-  });
-  auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
-  type->tp_call = ufunc_slot_call;
-  PyType_Modified(type);
+  TypeBinder cls(UfuncType::create("hassium._hassium.ufunc",
+                                   "A NumPy ufunc recorded as hassium bytecode.",
+                                   {{Py_tp_call, reinterpret_cast<void*>(&ufunc_slot_call)}},
+                                   /*instance_dict=*/true));
+  m.attr("ufunc") = cls.type();
   cls.def_property_readonly("nin", [](const UfuncObject& u) { return u.def->nin; });
   cls.def_property_readonly("nout", [](const UfuncObject& u) { return u.def->nout; });
   cls.def_property_readonly("nargs", [](const UfuncObject& u) { return u.def->nin + u.def->nout; });
@@ -83,7 +90,7 @@ void bind_ufuncs(py::module_& m) {
   }
   py::dict ufuncs;
   for (const auto& def : ufunc_table()) {
-    py::object obj = py::cast(UfuncObject{&def});
+    py::object obj = UfuncType::make(UfuncObject{&def});
     obj.attr("__name__") =
         def.name; // an instance attribute: a class can't have a __name__ property
     ufuncs[def.name] = obj;

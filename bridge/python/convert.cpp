@@ -12,8 +12,6 @@
 namespace hassium::python {
 
 namespace {
-PyTypeObject* g_ndarray_type = nullptr;
-
 PyObject* numpy_attr(const char* name) {
   py::object o = py::module_::import("numpy").attr(name);
   return o.release().ptr(); // kept for the process
@@ -70,46 +68,6 @@ Scalar zero_d_value(py::handle obj, DType t) {
   return s;
 }
 } // namespace
-
-PyTypeObject* ndarray_type() {
-  return g_ndarray_type;
-}
-void set_ndarray_type(PyTypeObject* t) {
-  g_ndarray_type = t;
-}
-
-Array& array_of(py::handle obj) {
-  // An exact hassium.ndarray holds its Array at the instance's first value slot: read it
-  // directly (obj.cast searches pybind11's type registry on every call). Subclasses go through
-  // the cast.
-  if (Py_TYPE(obj.ptr()) == ndarray_type()) {
-    static py::detail::type_info* info = py::detail::get_type_info(typeid(Array));
-    auto* inst = reinterpret_cast<py::detail::instance*>(obj.ptr());
-    auto vh = inst->get_value_and_holder(info);
-    if (vh.value_ptr()) return *static_cast<Array*>(vh.value_ptr());
-  }
-  return obj.cast<Array&>();
-}
-
-py::object wrap(Array a) {
-  // What py::cast(std::move(a)) does for a new object, without its searches: the type's
-  // registry entry is looked up once, and the instance is not entered in pybind11's map of
-  // instances by C++ address (that map only serves casts of existing C++ objects by pointer or
-  // reference, which no binding of Array makes; pybind11 deregisters only registered
-  // instances at deallocation).
-  static_assert(std::is_same_v<py::class_<Array>::holder_type, std::unique_ptr<Array>>);
-  static py::detail::type_info* info = py::detail::get_type_info(typeid(Array));
-  auto obj = py::reinterpret_steal<py::object>(py::detail::make_new_instance(info->type));
-  if (!obj) throw py::error_already_set();
-  auto* inst = reinterpret_cast<py::detail::instance*>(obj.ptr());
-  auto vh = inst->get_value_and_holder(info);
-  auto* value = new Array(std::move(a));
-  vh.value_ptr() = value;
-  inst->owned = true;
-  new (std::addressof(vh.holder<std::unique_ptr<Array>>())) std::unique_ptr<Array>(value);
-  vh.set_holder_constructed();
-  return obj;
-}
 
 ArgStatus classify(py::handle obj, Arg& out) {
   PyObject* p = obj.ptr();

@@ -8,19 +8,27 @@
 
 #include "bridge/python/array.h"
 #include "bridge/python/dtypes.h"
+#include "bridge/python/plain_type.h"
 
 namespace hassium::python {
 
-// The Python type hassium.ndarray (set when the module is initialised).
-PyTypeObject* ndarray_type();
-void set_ndarray_type(PyTypeObject* t);
-// The Array inside a hassium.ndarray (obj must be one).
-Array& array_of(py::handle obj);
+// hassium.ndarray is a plain CPython type whose instances hold an Array in place
+// (bridge/python/plain_type.h; made by bind_ndarray()).
+using NdarrayType = PlainType<Array>;
+inline PyTypeObject* ndarray_type() {
+  return NdarrayType::type();
+}
+// The Array inside a hassium.ndarray (obj must be one, or an instance of a subclass).
+inline Array& array_of(py::handle obj) {
+  return NdarrayType::value(obj.ptr());
+}
 inline bool is_ndarray(py::handle obj) {
-  return Py_TYPE(obj.ptr()) == ndarray_type() || PyObject_TypeCheck(obj.ptr(), ndarray_type());
+  return NdarrayType::check(obj.ptr());
 }
 // A new hassium.ndarray object holding the array.
-py::object wrap(Array a);
+inline py::object wrap(Array a) {
+  return NdarrayType::make(std::move(a));
+}
 
 // One operand of an operation after classification.
 struct Arg {
@@ -64,3 +72,11 @@ int64_t index_value(py::handle obj);
 std::optional<Scalar> python_scalar(py::handle obj);
 
 } // namespace hassium::python
+
+// Functions bound with Array parameters and results take and give hassium.ndarray objects.
+namespace pybind11::detail {
+template <>
+struct type_caster<hassium::python::Array> : hassium::python::PlainCaster<hassium::python::Array> {
+  static constexpr auto name = const_name("hassium.ndarray");
+};
+} // namespace pybind11::detail
