@@ -343,3 +343,49 @@ def test_creation_shape_errors(shape):
     for name in ["empty", "zeros", "ones"]:
         same_exact_error(lambda m: getattr(m, name)(shape))
     same_exact_error(lambda m: m.full(shape, 1.0))
+
+
+# The type's slots (bridge/python/bind_ndarray.cpp): what NumPy's array type does with them.
+
+def _error_of(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the type is what is compared
+        return type(e)
+    return None
+
+
+def test_slots_errors_as_numpy():
+    for fn in [lambda m: m.arange(3.0).__delitem__(0),
+               lambda m: pow(m.arange(3.0), 2, 3),
+               lambda m: hash(m.arange(3.0)),
+               lambda m: bool(m.arange(3.0)),
+               lambda m: memoryview(m.arange(6.0).reshape(2, 3)[:, ::2]).cast("B")]:
+        assert _error_of(lambda: fn(hassium)) is _error_of(lambda: fn(np)) is not None
+
+
+def test_slots_reflected_and_in_place_operators():
+    n = np.arange(1, 7, dtype=np.int64).reshape(2, 3)
+    for op in ["+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^",
+               "<", "<=", "==", "!=", ">", ">="]:
+        for left, right in [("x", "3"), ("3", "x"), ("x", "x")]:
+            expr = f"{left} {op} {right}"
+            assert_same(eval(expr, {"x": hassium.asarray(n)}), eval(expr, {"x": n}))
+    for op in ["+=", "-=", "*=", "//=", "%=", "**=", "<<=", ">>=", "&=", "|=", "^="]:
+        h, m = hassium.asarray(n.copy()), n.copy()
+        exec(f"h {op} 2", {"h": h})
+        exec(f"m {op} 2", {"m": m})
+        assert_same(h, m)
+    assert_same(divmod(hassium.asarray(n), 4), divmod(n, 4))
+    assert_same(divmod(20, hassium.asarray(n)), divmod(20, n))
+    assert_same(-hassium.asarray(n), -n)
+    assert_same(~hassium.asarray(n), ~n)
+    assert_same(abs(-hassium.asarray(n)), abs(-n))
+
+
+def test_buffer_export_of_strided_view_matches_numpy():
+    n = np.arange(12.0).reshape(3, 4)
+    h = hassium.asarray(n)
+    assert bytes(h[:, ::2]) == bytes(n[:, ::2])
+    assert memoryview(h[::2]).tolist() == memoryview(n[::2]).tolist()
+    assert memoryview(h).format == memoryview(n).format
