@@ -74,8 +74,8 @@ View materialize(const Arg& a, DType t, const Dims& shape, std::vector<Array>& t
     record_fill(temps.back().view, *c);
     return broadcast_view(temps.back().view, shape);
   }
-  View v = a.array.view;
-  if (a.array.dtype() != t) {
+  View v = a.array().view;
+  if (a.array().dtype() != t) {
     temps.push_back(copy_as(v, t));
     v = temps.back().view;
   }
@@ -223,7 +223,7 @@ void bind_functions(py::module_& m) {
           if (!shapes_broadcast(shapes, b) || b != s)
             raise_value_error("could not broadcast input array from shape " +
                               shape_text(v.shape()) + " into shape " + shape_text(s));
-          record_copy(a.view, v.array.view);
+          record_copy(a.view, v.array().view);
         } else {
           // NumPy's full casts the fill value unsafely (full(3, 300, dtype=int8) wraps? no:
           // raises).

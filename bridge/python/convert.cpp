@@ -80,9 +80,9 @@ ArgStatus classify(py::handle obj, Arg& out) {
   }
   if (is_ndarray(obj)) {
     out.is_array = true;
-    out.array = array_of(obj);
-    out.code = code_of(out.array.dtype());
-    out.zero_dim = out.array.ndim() == 0;
+    out.refer(array_of(obj));
+    out.code = code_of(out.array().dtype());
+    out.zero_dim = out.array().ndim() == 0;
     return ArgStatus::ok;
   }
   out.is_array = false;
@@ -120,7 +120,11 @@ ArgStatus classify(py::handle obj, Arg& out) {
     out.code = kWeakInt;
     return weak_int(obj, out.value) ? ArgStatus::ok : ArgStatus::fallback;
   }
-  if (is_masked_selection(obj)) return classify(materialize(obj), out); // (hassium's x[mask])
+  if (is_masked_selection(obj)) { // (hassium's x[mask]): its compressed array, held
+    const ArgStatus status = classify(materialize(obj), out);
+    if (out.is_array) out.hold(out.array());
+    return status;
+  }
   py::array arr;
   if (py::isinstance<py::array>(obj)) {
     arr = py::reinterpret_borrow<py::array>(obj);
@@ -150,7 +154,7 @@ ArgStatus classify(py::handle obj, Arg& out) {
   if (!a) return ArgStatus::fallback;
   out.is_array = true;
   out.zero_dim = false;
-  out.array = std::move(*a);
+  out.hold(std::move(*a));
   out.code = code_of(*t);
   return ArgStatus::ok;
 }

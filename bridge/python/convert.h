@@ -26,22 +26,41 @@ inline bool is_ndarray(py::handle obj) {
   return NdarrayType::check(obj.ptr());
 }
 // A new hassium.ndarray object holding the array.
-inline py::object wrap(Array a) {
+inline py::object wrap(Array&& a) {
   return NdarrayType::make(std::move(a));
+}
+inline py::object wrap(const Array& a) {
+  return NdarrayType::make(a);
 }
 
 // One operand of an operation after classification.
 struct Arg {
   bool is_array = false;
   TypeCode code = 0; // the dtype, or a weak Python scalar kind (NEP 50)
-  Array array;       // is_array
   Scalar value;      // a constant, in its own type (a weak int as int64, or uint64 when larger)
   // Where NumPy would treat the operand as a scalar (Python/NumPy scalars, 0-d arrays).
   bool zero_dim = false;
+
+  // is_array: the array. A hassium.ndarray's own Array is referred to, not copied (the caller of
+  // classify() keeps the object alive while it uses the Arg); one made from something else
+  // (a NumPy array, a list) is held here.
+  const Array& array() const { return ref_ ? *ref_ : *owned_; }
+  void refer(const Array& a) {
+    ref_ = &a;
+    owned_.reset();
+  }
+  void hold(Array a) {
+    owned_ = std::move(a);
+    ref_ = nullptr;
+  }
   const Dims& shape() const {
     static const Dims none;
-    return is_array ? array.shape() : none;
+    return is_array ? array().shape() : none;
   }
+
+private:
+  const Array* ref_ = nullptr;
+  std::optional<Array> owned_; // (optional: an Arg that refers costs no Array to make and drop)
 };
 
 enum class ArgStatus {
@@ -50,6 +69,7 @@ enum class ArgStatus {
                    // NotImplemented
   fallback         // something NumPy handles and hassium does not (float16, object, huge ints)
 };
+// `out` refers to obj's Array when obj is a hassium.ndarray: keep obj alive while using it.
 ArgStatus classify(py::handle obj, Arg& out);
 
 // The constant of `a` in loop type t. nullopt when a Python int does not fit an integer t

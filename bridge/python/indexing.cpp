@@ -431,8 +431,8 @@ Operand assign_source(py::handle value, DType t, const Dims& shape, const View& 
   // The value's array stays referenced until the caller has recorded the copy: a NumPy array
   // wrapped just now has no other owner, and its FREE (recorded when the last owner goes)
   // must come after the instruction that reads it.
-  temps.push_back(a.array);
-  View v = a.array.view;
+  temps.push_back(a.array());
+  View v = a.array().view;
   // NumPy drops leading 1-dims of a value with more dims than the target.
   while (v.ndim() > int(shape.size()) && v.shape[0] == 1) {
     v.shape.erase(v.shape.begin());
@@ -442,10 +442,10 @@ Operand assign_source(py::handle value, DType t, const Dims& shape, const View& 
   Dims b;
   if (v.ndim() > int(shape.size()) || !shapes_broadcast(shapes, b) || b != shape) {
     if (fancy)
-      raise_value_error("shape mismatch: value array of shape " + shape_text(a.array.shape()) +
+      raise_value_error("shape mismatch: value array of shape " + shape_text(a.array().shape()) +
                         " could not be broadcast to indexing result of shape " + shape_text(shape));
-    raise_value_error("could not broadcast input array from shape " + shape_text(a.array.shape()) +
-                      " into shape " + shape_text(shape));
+    raise_value_error("could not broadcast input array from shape " +
+                      shape_text(a.array().shape()) + " into shape " + shape_text(shape));
   }
   // An overlapping value is copied first, except the target itself in a basic assignment (the
   // store of a[i] += b: nothing to do, record_copy skips it).
@@ -548,7 +548,7 @@ bool store_element(const View& a, int64_t offset, py::handle value) {
   Base& b = *a.base;
   const Scalar c = v.code == code_of(b.dtype) ? v.value : assigned_constant(v, b.dtype);
   c.store(static_cast<char*>(b.data) + offset * dtype_size(b.dtype));
-  ++b.generation; // a write (hassium/_masked.py's check), as record() counts one
+  ++b.generation;  // a write (hassium/_masked.py's check), as record() counts one
   ++b.host_writes; // an engine's device copy is stale
   return true;
 }
@@ -686,8 +686,8 @@ void check_mask_assignment(py::handle value, int64_t count) {
   int64_t size = 1;
   if (classify(value, v) == ArgStatus::ok) {
     if (v.is_array) {
-      nd = v.array.ndim();
-      size = v.array.size();
+      nd = v.array().ndim();
+      size = v.array().size();
     }
   } else {
     py::array arr = np().attr("asarray")(value);
@@ -857,14 +857,14 @@ void setitem(const Array& a, py::handle key, py::handle value) {
   if (items.size() == 1 && items[0].kind == Item::mask && items[0].lazy_mask &&
       items[0].lazy_mask->shape() == a.shape()) {
     Arg v;
-    if (classify(value, v) == ArgStatus::ok && (!v.is_array || v.array.size() == 1)) {
+    if (classify(value, v) == ArgStatus::ok && (!v.is_array || v.array().size() == 1)) {
       std::vector<Array> temps;
       Operand src;
       if (v.is_array) {
-        View vv = v.array.view;
+        View vv = v.array().view;
         vv.shape.clear();
         vv.stride.clear();
-        if (v.array.dtype() != a.dtype() || overlaps(vv, a.view)) {
+        if (v.array().dtype() != a.dtype() || overlaps(vv, a.view)) {
           temps.push_back(copy_as(vv, a.dtype()));
           vv = temps.back().view;
         }
@@ -911,7 +911,7 @@ void accumulate_at(const Array& a, py::handle key, Opcode at_op, py::handle valu
   auto source = [&](const Dims& shape, const View& target) {
     Arg v;
     if (classify(value, v) == ArgStatus::ok && v.is_array) {
-      Dims vs = v.array.shape();
+      Dims vs = v.array().shape();
       while (vs.size() > shape.size() && vs.front() == 1) vs.erase(vs.begin());
       Dims both[2] = {vs, shape}, b;
       if (vs.size() > shape.size() || !shapes_broadcast(both, b) || b != shape)

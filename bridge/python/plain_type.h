@@ -60,15 +60,24 @@ public:
   }
 
   // A new instance of `t` (the type, or a subclass of it) holding v.
-  static py::object make(T v, PyTypeObject* t = nullptr) {
-    if (!t) t = type_;
-    PyObject* o = t->tp_alloc(t, 0); // zero-filled: no weak references, no __dict__ yet
-    if (!o) throw py::error_already_set();
+  static py::object make(T&& v, PyTypeObject* t = nullptr) {
+    PyObject* o = allocate(t);
     new (&value(o)) T(std::move(v));
+    return py::reinterpret_steal<py::object>(o);
+  }
+  static py::object make(const T& v, PyTypeObject* t = nullptr) {
+    PyObject* o = allocate(t);
+    new (&value(o)) T(v);
     return py::reinterpret_steal<py::object>(o);
   }
 
 private:
+  static PyObject* allocate(PyTypeObject* t) {
+    if (!t) t = type_;
+    PyObject* o = t->tp_alloc(t, 0); // zero-filled: no weak references, no __dict__ yet
+    if (!o) throw py::error_already_set();
+    return o;
+  }
   static void dealloc(PyObject* self) {
     PyTypeObject* t = Py_TYPE(self);
     auto* h = reinterpret_cast<PlainHeader*>(self);
@@ -96,7 +105,7 @@ template <typename T> struct PlainCaster {
     return true;
   }
   static py::handle cast(const T& v, py::return_value_policy, py::handle) {
-    return PlainType<T>::make(T(v)).release();
+    return PlainType<T>::make(v).release();
   }
   static py::handle cast(T&& v, py::return_value_policy, py::handle) {
     return PlainType<T>::make(std::move(v)).release();

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <numbers>
 
+#include <boost/container/static_vector.hpp>
+
 #include "bridge/python/errors.h"
 #include "bridge/python/indexing.h"
 #include "core/error.h"
@@ -219,23 +221,24 @@ bool supported(const UfuncDef& u, const Loop& l) {
   return false;
 }
 
-// Records the ufunc into the targets (one per output) from prepared inputs.
-void emit(const UfuncDef& u, const Loop& l, std::span<const View> targets,
-          std::span<const Operand> in) {
-  const View& t = targets[0];
+// Records the ufunc into the targets (one per output) from `ops`: the first target's view, then
+// the prepared inputs (a vector from operand_storage(), moved into the instruction when the
+// ufunc is its opcode).
+void emit(const UfuncDef& u, const Loop& l, std::span<const View* const> targets,
+          std::vector<Operand>& ops) {
+  const View& t = *targets[0];
   if (t.size() == 0) return;
+  const Operand& in0 = ops[1];
   switch (u.recipe) {
   case Recipe::op:
     if (u.nin == 2 ? sig_ok(u.op, {l.out[0], l.in[0], l.in[1]})
                    : sig_ok(u.op, {l.out[0], l.in[0]})) {
-      std::vector<Operand> ops{t};
-      ops.insert(ops.end(), in.begin(), in.end());
       record(u.op, std::move(ops));
       return;
     }
     switch (u.on_integral) {
     case OnIntegral::copy:
-      record(Opcode::IDENTITY, {t, in[0]});
+      record(Opcode::IDENTITY, {t, in0});
       return;
     case OnIntegral::all_false:
       record_fill(t, Scalar::of_bool(false));
@@ -248,40 +251,56 @@ void emit(const UfuncDef& u, const Loop& l, std::span<const View> targets,
     }
     break;
   case Recipe::copy:
-    record(Opcode::IDENTITY, {t, in[0]});
+    record(Opcode::IDENTITY, {t, in0});
     return;
   case Recipe::square:
-    record(Opcode::MULTIPLY, {t, in[0], in[0]});
+    record(Opcode::MULTIPLY, {t, in0, in0});
     return;
   case Recipe::reciprocal:
-    record(Opcode::DIVIDE, {t, Scalar::of_int(1).cast(l.in[0]), in[0]});
+    record(Opcode::DIVIDE, {t, Scalar::of_int(1).cast(l.in[0]), in0});
     return;
   case Recipe::scale:
-    record(Opcode::MULTIPLY, {t, in[0], Scalar::of_float(u.factor, l.in[0])});
+    record(Opcode::MULTIPLY, {t, in0, Scalar::of_float(u.factor, l.in[0])});
     return;
   case Recipe::divmod:
-    record(Opcode::FLOOR_DIVIDE, {t, in[0], in[1]});
-    record(Opcode::MOD, {targets[1], in[0], in[1]});
+    record(Opcode::FLOOR_DIVIDE, {t, in0, ops[2]});
+    record(Opcode::MOD, {*targets[1], in0, ops[2]});
     return;
   }
   HS_INTERNAL_ASSERT(false) << "ufunc " << u.name << " has no recording for its loop";
 }
 
-// A call after its arguments are parsed.
+// A call after its arguments are parsed (inline storage: ufuncs take at most 2 inputs and give at
+// most 2 outputs, so a call allocates nothing of its own).
 struct Call {
-  std::vector<Arg> ins;
-  std::vector<std::optional<Array>> outs; // one per output; nullopt = allocate
+  boost::container::static_vector<Arg, 2> ins;
+  // The given outputs' arrays (null: allocate), referred to: the caller keeps them alive.
+  boost::container::static_vector<const Array*, 2> outs;
   std::optional<Arg> where;
   std::optional<DType> dtype;
   Casting casting = Casting::same_kind;
 };
+// The outputs' arrays of a call (given or fresh), one per output.
+using Results = boost::container::static_vector<Array, 2>;
 
-// An input view for an instruction writing `target`: cast to t, broadcast, and copied when it
-// overlaps the target without being identical to it.
-Operand prepare(const Arg& a, DType t, const View& target, std::vector<Array>& temps) {
-  if (!a.is_array) return *constant_for_loop(a, t);
-  View v = a.array.view;
-  if (a.array.dtype() != t) {
+// Appends the input operand for an instruction writing `target`: a constant (already in the
+// loop's type t), or the array cast to t, broadcast, and copied when it overlaps the target
+// without being identical to it.
+void add_input(std::vector<Operand>& ops, const Arg& a, const Scalar& constant, DType t,
+               const View& target, std::vector<Array>& temps) {
+  if (!a.is_array) {
+    ops.emplace_back(constant);
+    return;
+  }
+  const View& own = a.array().view;
+  // The common input: the loop's dtype and the target's shape, the target itself or apart from it.
+  if (a.array().dtype() == t && own.shape == target.shape &&
+      (own.identical(target) || !overlaps(own, target))) {
+    ops.emplace_back(own);
+    return;
+  }
+  View v = own;
+  if (a.array().dtype() != t) {
     temps.push_back(copy_as(v, t));
     v = temps.back().view;
   }
@@ -290,7 +309,7 @@ Operand prepare(const Arg& a, DType t, const View& target, std::vector<Array>& t
     temps.push_back(copy_as(v, t));
     b = broadcast_view(temps.back().view, target.shape);
   }
-  return b;
+  ops.emplace_back(std::move(b));
 }
 
 // NumPy's own exception (numpy._core._exceptions._UFuncOutputCastingError, a TypeError), with
@@ -311,12 +330,47 @@ Operand prepare(const Arg& a, DType t, const View& target, std::vector<Array>& t
   throw py::error_already_set();
 }
 
-// Runs the call; nullopt when hassium cannot (the caller goes to NumPy). The results are the
-// outputs' arrays (given or fresh), one per output.
-std::optional<std::vector<Array>> apply(const UfuncDef& u, Call& c) {
+// The shape the inputs broadcast to, and (with outputs given) every given output's shape exactly.
+// Inputs and given outputs of one shape, the common call, compare shapes and copy one.
+Dims call_shape(const Call& c) {
+  const Dims* first = nullptr;
+  bool same = true, any_out = false;
+  for (const Arg& a : c.ins) {
+    if (!a.is_array) continue;
+    if (!first) first = &a.array().shape();
+    same &= a.array().shape() == *first;
+  }
+  if (same) { // (no array at all: every input 0-d)
+    static const Dims none;
+    const Dims& shape = first ? *first : none;
+    bool outs_same = true;
+    for (const Array* o : c.outs) outs_same &= !o || o->shape() == shape;
+    if (outs_same) return shape;
+  }
+  for (const Array* o : c.outs) any_out |= o != nullptr;
+  boost::container::small_vector<Dims, 4> shapes;
+  for (const Arg& a : c.ins) shapes.push_back(a.shape());
+  Dims bshape = broadcast_shapes({shapes.data(), shapes.size()});
+  if (!any_out) return bshape;
+  for (const Array* o : c.outs)
+    if (o) shapes.push_back(o->shape());
+  Dims full = broadcast_shapes({shapes.data(), shapes.size()});
+  for (const Array* o : c.outs)
+    if (o && o->shape() != full)
+      raise_value_error("non-broadcastable output operand with shape " + shape_text(o->shape()) +
+                        " doesn't match the broadcast shape " + shape_text(full));
+  return full;
+}
+
+// Runs the call into `results` (empty at the call): one per output, its fresh array, or an empty
+// Array where the call gave the output. False when hassium cannot (the caller goes to NumPy). Every
+// call of a ufunc or operator takes this path; the common one (no casts, no broadcasting, a fresh
+// output) skips each step's work by finding it a no-op.
+bool apply(const UfuncDef& u, Call& c, Results& results) {
   TypeCode codes[2] = {c.ins[0].code, u.nin > 1 ? c.ins[1].code : TypeCode(0)};
   auto loop = resolve_loop(u.id, u.name, u.nin, u.nout, {codes, size_t(u.nin)}, c.dtype);
-  if (!loop || !supported(u, *loop)) return std::nullopt;
+  if (!loop || !supported(u, *loop)) return false;
+  Scalar constants[2]; // the constant inputs in the loop's types
   for (int i = 0; i < u.nin; ++i) {
     // (NumPy's resolution already checked that the inputs cast to the loop.)
     const Arg& a = c.ins[size_t(i)];
@@ -325,39 +379,22 @@ std::optional<std::vector<Array>> apply(const UfuncDef& u, Call& c) {
     if (!a.is_array && a.code == kWeakInt && loop->in[size_t(i)] == DType::BOOL &&
         a.value.dtype == DType::UINT64)
       raise(PyExc_OverflowError, "Python int too large to convert to C long");
-    if (!a.is_array && !constant_for_loop(a, loop->in[size_t(i)])) {
-      if (u.comparison) return std::nullopt; // NumPy compares out-of-range ints exactly
+    if (a.is_array) continue;
+    auto k = constant_for_loop(a, loop->in[size_t(i)]);
+    if (!k) {
+      if (u.comparison) return false; // NumPy compares out-of-range ints exactly
       raise_int_out_of_bounds(a, loop->in[size_t(i)]);
     }
+    constants[i] = *k;
   }
   // NumPy refuses integer powers with negative integer exponents. A constant exponent is
   // checked here, at the call, as NumPy does; an array exponent when the engine computes it.
   if (u.op == Opcode::POWER && u.recipe == Recipe::op && is_integer(loop->in[1]) &&
       !c.ins[1].is_array) {
-    auto e = constant_for_loop(c.ins[1], loop->in[1]);
-    if (is_signed_int(loop->in[1]) && e->as_int() < 0)
+    if (is_signed_int(loop->in[1]) && constants[1].as_int() < 0)
       raise_value_error("Integers to negative integer powers are not allowed.");
   }
-  // Shapes: inputs broadcast together, and to every given output's shape exactly.
-  std::vector<Dims> shapes;
-  for (const auto& a : c.ins) shapes.push_back(a.shape());
-  Dims bshape;
-  bool any_out = false;
-  for (const auto& o : c.outs) any_out |= o.has_value();
-  if (any_out) {
-    std::vector<Dims> all = shapes;
-    for (const auto& o : c.outs)
-      if (o) all.push_back(o->shape());
-    Dims full = broadcast_shapes(all);
-    bshape = broadcast_shapes(shapes);
-    for (const auto& o : c.outs)
-      if (o && o->shape() != full)
-        raise_value_error("non-broadcastable output operand with shape " + shape_text(o->shape()) +
-                          " doesn't match the broadcast shape " + shape_text(full));
-    bshape = full;
-  } else {
-    bshape = broadcast_shapes(shapes);
-  }
+  const Dims bshape = call_shape(c);
   std::optional<View> mask;
   std::vector<Array> temps;
   if (c.where) {
@@ -368,52 +405,53 @@ std::optional<std::vector<Array>> apply(const UfuncDef& u, Call& c) {
       raise_value_error("operands could not be broadcast together with shapes " +
                         shape_text(w.shape()) + " " + shape_text(bshape) + " ");
     if (w.is_array) {
-      View mv = w.array.view;
-      if (w.array.dtype() != DType::BOOL) {
+      View mv = w.array().view;
+      if (w.array().dtype() != DType::BOOL) {
         temps.push_back(copy_as(mv, DType::BOOL));
         mv = temps.back().view;
       }
       mask = broadcast_view(mv, bshape);
     } else if (!w.value.as_bool()) {
       // where=False: nothing is written.
-      std::vector<Array> res;
       for (int k = 0; k < u.nout; ++k)
-        res.push_back(c.outs[size_t(k)] ? *c.outs[size_t(k)]
-                                        : new_array(loop->out[size_t(k)], bshape));
-      return res;
+        results.push_back(c.outs[size_t(k)] ? Array{} : new_array(loop->out[size_t(k)], bshape));
+      return true;
     }
   }
   // Targets: the outputs themselves when their dtype is the loop's and no mask applies, else
   // temporaries copied over afterwards. divmod always uses temporaries (two writes).
-  std::vector<Array> results, targets;
-  std::vector<bool> direct;
+  Results scratch;
+  const View* out_views[2] = {nullptr, nullptr};
+  bool direct[2] = {false, false};
   for (int k = 0; k < u.nout; ++k) {
     DType lt = loop->out[size_t(k)];
-    const auto& o = c.outs[size_t(k)];
+    const Array* o = c.outs[size_t(k)];
     if (o) {
       if (o->dtype() != lt && !can_cast(lt, o->dtype(), c.casting))
         raise_output_cast(u, lt, o->dtype(), c.casting);
-      bool d = o->dtype() == lt && !mask && u.nout == 1;
-      results.push_back(*o);
-      targets.push_back(d ? *o : new_array(lt, bshape));
-      direct.push_back(d);
+      direct[k] = o->dtype() == lt && !mask && u.nout == 1;
+      results.emplace_back();
+      out_views[k] = &o->view;
     } else {
-      Array r = new_array(lt, bshape);
-      results.push_back(r);
-      targets.push_back(mask ? new_array(lt, bshape) : r);
-      direct.push_back(!mask);
+      results.push_back(new_array(lt, bshape));
+      out_views[k] = &results.back().view;
+      direct[k] = !mask;
     }
   }
-  std::vector<Operand> in;
-  for (int i = 0; i < u.nin; ++i)
-    in.push_back(prepare(c.ins[size_t(i)], loop->in[size_t(i)], targets[0].view, temps));
-  std::vector<View> tviews;
-  for (auto& t : targets) tviews.push_back(t.view);
-  emit(u, *loop, tviews, in);
+  const View* tviews[2] = {nullptr, nullptr};
   for (int k = 0; k < u.nout; ++k) {
-    if (direct[size_t(k)]) continue;
-    const View& dst = results[size_t(k)].view;
-    View src = targets[size_t(k)].view;
+    if (!direct[k]) scratch.push_back(new_array(loop->out[size_t(k)], bshape));
+    tviews[k] = direct[k] ? out_views[k] : &scratch.back().view;
+  }
+  std::vector<Operand> ops = operand_storage(size_t(u.nin) + 1);
+  ops.emplace_back(*tviews[0]);
+  for (int i = 0; i < u.nin; ++i)
+    add_input(ops, c.ins[size_t(i)], constants[i], loop->in[size_t(i)], *tviews[0], temps);
+  emit(u, *loop, {tviews, size_t(u.nout)}, ops);
+  for (int k = 0; k < u.nout; ++k) {
+    if (direct[k]) continue;
+    const View& dst = *out_views[k];
+    View src = *tviews[k];
     if (!mask) {
       record_copy(dst, src);
       continue;
@@ -427,114 +465,47 @@ std::optional<std::vector<Array>> apply(const UfuncDef& u, Call& c) {
     record(Opcode::RANGE, {idx.view});
     record(Opcode::COND_SCATTER, {dst, src, idx.view, *mask});
   }
-  return results;
-}
-
-// The common call without the general path's vectors and copies: one output, the ufunc's own
-// opcode, inputs that are hassium arrays of the loop's dtype and one shape, or Python
-// int/float constants or NumPy scalars (of hassium's dtypes) that fit the loop. The fresh output
-// overlaps nothing and nothing is broadcast, so this records exactly what apply() would. nullopt:
-// anything else (the caller takes the general path, which classifies again and gives the same
-// result or error).
-std::optional<py::object> fast_call(const UfuncDef& u, py::handle a, py::handle b) {
-  if (u.recipe != Recipe::op || u.nout != 1) return std::nullopt;
-  py::handle objs[2] = {a, b};
-  const Array* arrays[2] = {nullptr, nullptr};
-  Arg consts[2];
-  TypeCode codes[2] = {0, 0};
-  const Array* first = nullptr;
-  for (int i = 0; i < u.nin; ++i) {
-    PyObject* p = objs[i].ptr();
-    if (is_ndarray(objs[i])) {
-      arrays[i] = &array_of(objs[i]);
-      codes[i] = code_of(arrays[i]->dtype());
-      if (!first) first = arrays[i];
-    } else if (PyFloat_CheckExact(p) || PyLong_CheckExact(p)) {
-      if (classify(objs[i], consts[i]) != ArgStatus::ok) return std::nullopt;
-      codes[i] = consts[i].code;
-    } else if (exact_numpy_scalar_value(p, consts[i].value)) { // numpy.float64(x): its own type
-      consts[i].code = code_of(consts[i].value.dtype);
-      codes[i] = consts[i].code;
-    } else {
-      return std::nullopt;
-    }
-  }
-  if (!first) return std::nullopt;
-  auto loop = resolve_loop(u.id, u.name, u.nin, 1, {codes, size_t(u.nin)}, std::nullopt);
-  if (!loop || !supported(u, *loop)) return std::nullopt;
-  if (!(u.nin == 2 ? sig_ok(u.op, {loop->out[0], loop->in[0], loop->in[1]})
-                   : sig_ok(u.op, {loop->out[0], loop->in[0]})))
-    return std::nullopt;
-  if (u.op == Opcode::POWER && u.nin == 2 && !arrays[1] && is_integer(loop->in[1]))
-    return std::nullopt; // the negative-exponent check
-  // Output first (its view is set once the array exists), then the inputs, built in place.
-  std::vector<Operand> ops = operand_storage(size_t(u.nin) + 1);
-  ops.resize(size_t(u.nin) + 1);
-  for (int i = 0; i < u.nin; ++i) {
-    DType t = loop->in[size_t(i)];
-    if (arrays[i]) {
-      if (arrays[i]->dtype() != t || arrays[i]->shape() != first->shape()) return std::nullopt;
-      ops[size_t(i) + 1] = arrays[i]->view;
-    } else {
-      auto c = constant_for_loop(consts[i], t);
-      // (a Python int above INT64_MAX into a bool loop: apply() raises NumPy's OverflowError)
-      if (!c || (t == DType::BOOL && consts[i].value.dtype == DType::UINT64)) return std::nullopt;
-      ops[size_t(i) + 1] = *c;
-    }
-  }
-  Array r = new_array(loop->out[0], first->shape());
-  if (r.size() > 0) {
-    std::get<View>(ops[0]) = r.view;
-    record(u.op, std::move(ops));
-  }
-  r.scalar = r.ndim() == 0;
-  return wrap(std::move(r));
-}
-
-// a <op>= b without the general path's vectors: the ufunc's own opcode on a loop whose input and
-// output types are a's dtype, b a hassium array of the loop's second type whose shape broadcasts
-// to a's and that is a itself or shares none of its elements, or a Python int/float that fits.
-// Records exactly what apply() would (no temporaries, no casts); false: anything else.
-bool fast_inplace(const UfuncDef& u, py::handle a, py::handle b) {
-  if (u.recipe != Recipe::op || u.nin != 2 || u.nout != 1 || !is_ndarray(a)) return false;
-  const Array& out = array_of(a);
-  const Array* barr = nullptr;
-  Arg bconst;
-  TypeCode codes[2] = {code_of(out.dtype()), 0};
-  PyObject* p = b.ptr();
-  if (is_ndarray(b)) {
-    barr = &array_of(b);
-    codes[1] = code_of(barr->dtype());
-  } else if (PyFloat_CheckExact(p) || PyLong_CheckExact(p)) {
-    if (classify(b, bconst) != ArgStatus::ok) return false;
-    codes[1] = bconst.code;
-  } else {
-    return false;
-  }
-  auto loop = resolve_loop(u.id, u.name, 2, 1, codes, std::nullopt);
-  const DType t = out.dtype();
-  if (!loop || loop->out[0] != t || loop->in[0] != t || !sig_ok(u.op, {t, t, loop->in[1]}))
-    return false;
-  Operand src;
-  if (barr) {
-    const View& bv = barr->view;
-    const int nb = bv.ndim(), na = out.ndim();
-    if (barr->dtype() != loop->in[1] || nb > na) return false;
-    for (int k = 0; k < nb; ++k) {
-      const int64_t e = bv.shape[size_t(k)];
-      if (e != 1 && e != out.view.shape[size_t(na - nb + k)]) return false;
-    }
-    View v = broadcast_view(bv, out.view.shape);
-    if (!v.identical(out.view) && overlaps(v, out.view)) return false;
-    src = std::move(v);
-  } else {
-    if (u.op == Opcode::POWER && is_integer(loop->in[1])) return false; // negative exponents
-    auto c = constant_for_loop(bconst, loop->in[1]);
-    if (!c || (loop->in[1] == DType::BOOL && bconst.value.dtype == DType::UINT64)) return false;
-    src = *c;
-  }
-  if (out.size() > 0) record(u.op, operands(out.view, out.view, std::move(src)));
   return true;
+}
+
+// The worse of two classifications: not_implemented, then fallback, then ok.
+ArgStatus worse(ArgStatus x, ArgStatus y) {
+  if (x == ArgStatus::not_implemented || y == ArgStatus::not_implemented)
+    return ArgStatus::not_implemented;
+  return x == ArgStatus::ok ? y : x;
+}
+
+// The inputs of a call without keywords (b ignored for a unary u), classified into c; fresh
+// outputs. The worst status.
+ArgStatus classify_inputs(const UfuncDef& u, py::handle a, py::handle b, Call& c) {
+  c.ins.resize(size_t(u.nin));
+  c.outs.resize(size_t(u.nout));
+  ArgStatus s = classify(a, c.ins[0]);
+  if (u.nin == 2) s = worse(s, classify(b, c.ins[1]));
+  return s;
+}
+
+// The Python result of a call's fresh outputs: one array, or a tuple (divmod). A 0-d result is
+// what NumPy would give as a scalar.
+py::object fresh_results(const UfuncDef& u, Results& res) {
+  for (Array& r : res) r.scalar = r.ndim() == 0;
+  if (u.nout == 1) return wrap(std::move(res[0]));
+  py::tuple t(size_t(u.nout));
+  for (int k = 0; k < u.nout; ++k) t[size_t(k)] = wrap(std::move(res[size_t(k)]));
+  return t;
+}
+
+// u(a, b) (u(a) for a unary u) without keywords, as operators, plain ufunc calls and NumPy's
+// __array_ufunc__ make it: classified, then apply(). nullopt when an input is not ok (`status`
+// says how) or hassium cannot apply the call.
+std::optional<py::object> call_inputs(const UfuncDef& u, py::handle a, py::handle b,
+                                      ArgStatus& status) {
+  Call c;
+  status = classify_inputs(u, a, b, c);
+  if (status != ArgStatus::ok) return std::nullopt;
+  Results res;
+  if (!apply(u, c, res)) return std::nullopt;
+  return fresh_results(u, res);
 }
 
 Call parse_call(const UfuncDef& u, py::args args, py::kwargs kwargs, bool& ok,
@@ -588,12 +559,12 @@ Call parse_call(const UfuncDef& u, py::args args, py::kwargs kwargs, bool& ok,
   }
   for (auto& o : out_objs) {
     if (o.is_none()) {
-      c.outs.emplace_back();
+      c.outs.push_back(nullptr);
     } else if (is_ndarray(o)) {
-      c.outs.emplace_back(array_of(o));
+      c.outs.push_back(&array_of(o));
     } else if (is_masked_selection(o)) { // x[mask] as out: the compressed array, updated
       o = materialize(o);
-      c.outs.emplace_back(array_of(o));
+      c.outs.push_back(&array_of(o));
     } else {
       return c; // a NumPy array as out: NumPy writes it
     }
@@ -609,7 +580,7 @@ py::object numpy_ufunc(const UfuncDef& u) {
   return py::reinterpret_borrow<py::object>(f);
 }
 
-py::object results_object(const UfuncDef& u, std::vector<Array>& res,
+py::object results_object(const UfuncDef& u, Results& res,
                           const std::vector<py::object>& out_objs) {
   py::tuple t(size_t(u.nout));
   for (int k = 0; k < u.nout; ++k) {
@@ -653,9 +624,10 @@ py::object call_fallback(const char* name, const char* method, py::tuple args, p
   return py::reinterpret_borrow<py::object>(g_fallback)(name, method, args, kwargs);
 }
 
-py::object ufunc_call(const UfuncDef& u, py::args args, py::kwargs kwargs) {
-  if (kwargs.empty() && args.size() == size_t(u.nin))
-    if (auto r = fast_call(u, args[0], u.nin > 1 ? args[1] : py::handle())) return std::move(*r);
+namespace {
+// ufunc(*args, **kwargs) with keywords (out=, where=, dtype=, casting=, ...): parsed, applied,
+// else NumPy.
+py::object keyword_call(const UfuncDef& u, py::args args, py::kwargs kwargs) {
   bool ok = false;
   std::vector<py::object> out_objs;
   Call c = parse_call(u, args, kwargs, ok, out_objs);
@@ -663,38 +635,39 @@ py::object ufunc_call(const UfuncDef& u, py::args args, py::kwargs kwargs) {
     bool any_array = false;
     for (const auto& a : c.ins) any_array |= a.is_array;
     bool any_out = false;
-    for (const auto& o : c.outs) any_out |= o.has_value();
+    for (const Array* o : c.outs) any_out |= o != nullptr;
     // Scalars only: NumPy computes them exactly as NumPy does, returning NumPy scalars.
     if (!any_array && !any_out && !c.where) return numpy_ufunc(u)(*args, **kwargs);
-    if (auto res = apply(u, c)) return results_object(u, *res, out_objs);
+    if (Results res; apply(u, c, res)) return results_object(u, res, out_objs);
   }
   return call_fallback(u.name, "__call__", args, kwargs);
 }
-
-namespace {
-// A Python scalar, or a NumPy scalar of one of hassium's dtypes.
-bool plain_scalar(PyObject* p) {
-  Scalar ignored;
-  return PyFloat_CheckExact(p) || PyLong_CheckExact(p) || PyBool_Check(p) ||
-         PyComplex_CheckExact(p) || exact_numpy_scalar_value(p, ignored);
-}
 } // namespace
+
+py::object ufunc_call(const UfuncDef& u, py::args args, py::kwargs kwargs) {
+  if (kwargs.empty()) return ufunc_call(u, std::move(args));
+  return keyword_call(u, std::move(args), std::move(kwargs));
+}
 
 py::object ufunc_call(const UfuncDef& u, py::args args) {
   if (args.size() == size_t(u.nin)) {
     PyObject* t = args.ptr();
-    py::handle b = u.nin > 1 ? PyTuple_GET_ITEM(t, 1) : nullptr;
-    if (auto r = fast_call(u, PyTuple_GET_ITEM(t, 0), b)) return std::move(*r);
-    // Scalars only (np.tanh(a[i, i]) in an element loop): NumPy's own scalar, straight away.
-    bool scalars = true;
-    for (int k = 0; k < u.nin; ++k) scalars &= plain_scalar(PyTuple_GET_ITEM(t, k));
-    if (scalars) {
-      PyObject* r = PyObject_Call(numpy_ufunc(u).ptr(), t, nullptr);
-      if (!r) throw py::error_already_set();
-      return py::reinterpret_steal<py::object>(r);
+    Call c;
+    if (classify_inputs(u, PyTuple_GET_ITEM(t, 0), u.nin > 1 ? PyTuple_GET_ITEM(t, 1) : nullptr,
+                        c) == ArgStatus::ok) {
+      bool any_array = false;
+      for (const Arg& a : c.ins) any_array |= a.is_array;
+      // Scalars only (np.tanh(a[i, i]) in an element loop): NumPy's own scalar, straight away.
+      if (!any_array) {
+        PyObject* r = PyObject_Call(numpy_ufunc(u).ptr(), t, nullptr);
+        if (!r) throw py::error_already_set();
+        return py::reinterpret_steal<py::object>(r);
+      }
+      if (Results res; apply(u, c, res)) return fresh_results(u, res);
+      return call_fallback(u.name, "__call__", args, py::dict());
     }
   }
-  return ufunc_call(u, std::move(args), py::kwargs());
+  return keyword_call(u, std::move(args), py::kwargs());
 }
 
 namespace {
@@ -720,8 +693,9 @@ PyObject* array_ufunc_method(PyObject* self, PyObject* const* args, Py_ssize_t n
     if (nargs >= 2 && (!kwnames || PyTuple_GET_SIZE(kwnames) == 0) && PyUnicode_Check(args[1]) &&
         PyUnicode_CompareWithASCIIString(args[1], "__call__") == 0) {
       const UfuncDef* u = hassium_ufunc_of(args[0]);
+      ArgStatus status;
       if (u && nargs - 2 == u->nin)
-        if (auto r = fast_call(*u, args[2], u->nin > 1 ? args[3] : nullptr))
+        if (auto r = call_inputs(*u, args[2], u->nin > 1 ? args[3] : nullptr, status))
           return r->release().ptr();
     }
     const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
@@ -752,56 +726,57 @@ void install_array_ufunc(py::handle ndarray_type, py::object general) {
 }
 
 py::object binary_operator(const UfuncDef& u, py::handle a, py::handle b) {
-  if (u.nin == 2)
-    if (auto r = fast_call(u, a, b)) return std::move(*r);
-  Call c;
-  c.ins.resize(2);
-  c.outs.resize(1);
-  ArgStatus sa = classify(a, c.ins[0]), sb = classify(b, c.ins[1]);
-  if (sa == ArgStatus::not_implemented || sb == ArgStatus::not_implemented)
+  ArgStatus status;
+  if (auto r = call_inputs(u, a, b, status)) return std::move(*r);
+  if (status == ArgStatus::not_implemented)
     return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-  if (sa == ArgStatus::ok && sb == ArgStatus::ok) {
-    if (auto res = apply(u, c)) {
-      Array& r = (*res)[0];
-      r.scalar = r.ndim() == 0;
-      return wrap(std::move(r));
-    }
-  }
   return call_fallback(u.name, "__call__", py::make_tuple(a, b), py::dict());
 }
 
 namespace {
 // u(a, b) (u(a) for a unary u) written into a through apply(), else NumPy's u with out=a: the
-// general path of the in-place operators; NotImplemented for a b hassium and NumPy do not know.
+// path of the in-place operators; NotImplemented for a b hassium and NumPy do not know.
 py::object apply_in_place(const UfuncDef& u, py::handle a, py::handle b) {
   Call c;
-  c.ins.resize(size_t(u.nin));
-  const ArgStatus sa = classify(a, c.ins[0]);
-  const ArgStatus sb = u.nin == 2 ? classify(b, c.ins[1]) : ArgStatus::ok;
-  if (sb == ArgStatus::not_implemented)
+  const ArgStatus status = classify_inputs(u, a, b, c);
+  if (status == ArgStatus::not_implemented)
     return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-  c.outs.emplace_back(array_of(a));
-  if (sa == ArgStatus::ok && sb == ArgStatus::ok && apply(u, c))
-    return py::reinterpret_borrow<py::object>(a);
+  c.outs[0] = &array_of(a);
+  Results ignored;
+  if (status == ArgStatus::ok && apply(u, c, ignored)) return py::reinterpret_borrow<py::object>(a);
   py::dict kw;
   kw["out"] = py::make_tuple(a);
   py::tuple args = u.nin == 2 ? py::tuple(py::make_tuple(a, b)) : py::tuple(py::make_tuple(a));
   call_fallback(u.name, "__call__", args, kw);
   return py::reinterpret_borrow<py::object>(a);
 }
+
+// s op= b for s a NumPy-scalar-like 0-d array that only the interpreter's stack holds, alone on
+// its base (the temporary of a[i, j] -= b): written in place when s op b would be a 0-d array of
+// s's dtype (no one can see the difference, and it saves a base and its FREE). False: not done.
+bool scalar_in_place(const UfuncDef& u, py::handle s, py::handle b) {
+  const Array& sa = array_of(s);
+  if (Py_REFCNT(s.ptr()) != 1 || sa.owner.use_count() != 1 || u.nin != 2 || u.nout != 1)
+    return false;
+  Call c;
+  if (classify_inputs(u, s, b, c) != ArgStatus::ok) return false;
+  if (c.ins[1].is_array && c.ins[1].array().ndim() != 0) return false;
+  const TypeCode codes[2] = {c.ins[0].code, c.ins[1].code};
+  auto loop = resolve_loop(u.id, u.name, 2, 1, codes, std::nullopt);
+  if (!loop || loop->out[0] != sa.dtype()) return false;
+  c.outs[0] = &sa;
+  Results ignored;
+  return apply(u, c, ignored);
+}
 } // namespace
 
 py::object inplace_operator(const UfuncDef& u, py::handle a, py::handle b) {
   // NumPy's scalars are immutable: s += 1 makes a new scalar (of the promoted type), and other
-  // names for the old one keep its value. A scalar only the interpreter's stack holds, alone on
-  // its base (the temporary of a[i, j] -= b), is written in place when no cast is needed: no
-  // one can see the difference, and it saves a base and its FREE.
+  // names for the old one keep its value (but see scalar_in_place).
   if (is_ndarray(a) && array_of(a).scalar) {
-    if (Py_REFCNT(a.ptr()) == 1 && array_of(a).owner.use_count() == 1 && fast_inplace(u, a, b))
-      return py::reinterpret_borrow<py::object>(a);
+    if (scalar_in_place(u, a, b)) return py::reinterpret_borrow<py::object>(a);
     return binary_operator(u, a, b);
   }
-  if (fast_inplace(u, a, b)) return py::reinterpret_borrow<py::object>(a);
   return apply_in_place(u, a, b);
 }
 
@@ -839,18 +814,8 @@ py::object inplace_power_operator(py::handle a, py::handle b) {
 }
 
 py::object unary_operator(const UfuncDef& u, py::handle a) {
-  if (u.nin == 1)
-    if (auto r = fast_call(u, a, py::handle())) return std::move(*r);
-  Call c;
-  c.ins.resize(1);
-  c.outs.resize(1);
-  if (classify(a, c.ins[0]) == ArgStatus::ok) {
-    if (auto res = apply(u, c)) {
-      Array& r = (*res)[0];
-      r.scalar = r.ndim() == 0;
-      return wrap(std::move(r));
-    }
-  }
+  ArgStatus status;
+  if (auto r = call_inputs(u, a, py::handle(), status)) return std::move(*r);
   return call_fallback(u.name, "__call__", py::make_tuple(a), py::dict());
 }
 
@@ -905,7 +870,7 @@ std::vector<int> parse_axes(py::handle axis, int ndim) {
 std::optional<Array> as_array(py::handle obj) {
   Arg a;
   if (classify(obj, a) != ArgStatus::ok) return std::nullopt;
-  if (a.is_array) return a.array;
+  if (a.is_array) return a.array();
   DType t = a.code < kNumDTypes    ? DType(a.code)
             : a.code == kWeakInt   ? DType::INT64
             : a.code == kWeakFloat ? DType::FLOAT64
