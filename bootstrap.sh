@@ -23,8 +23,9 @@ apt_packages=(cmake ninja-build g++ ccache clang libclang-rt-14-dev llvm-16-dev
   libboost-graph-dev libboost-dev catch2 librandom123-dev libxxhash-dev libcli11-dev
   libopenblas-dev libopenmpi-dev openmpi-bin graphviz python3-venv
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers)
-# Python packages, from PyPI into .venv. pybind11 stays on 3.1.x: the ndarray's fast wrap and
-# deallocation use its instance layout (bridge/python/convert.cpp, bind_ndarray.cpp).
+# Python packages, from PyPI into .venv. pybind11 stays on 3.1.x, the version the bindings are
+# tested with (they use its public API: hassium.ndarray and hassium.ufunc are plain CPython types,
+# bridge/python/plain_type.h).
 pip_packages=(numpy 'pybind11>=3.1,<3.2' scikit-build-core pytest hypothesis matplotlib)
 
 step() { echo "== bootstrap: $*"; }

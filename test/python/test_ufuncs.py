@@ -311,7 +311,7 @@ def test_numpy_ufunc_on_hassium_dispatches():
     assert_same(np.add.reduce(h), np.add.reduce(a))
 
 
-# --- in-place operators (ufunc.cpp fast_inplace) and scalars ------------------------------------
+# --- in-place operators (ufunc.cpp apply_in_place, scalar_in_place) and scalars ------------------
 
 @pytest.mark.parametrize("dtype", ["int8", "uint16", "int64", "float32", "float64", "complex128"])
 def test_inplace_operators_like_numpy(dtype):
