@@ -222,8 +222,8 @@ Applied apply_key(const View& in, Items items, bool& had_ellipsis) {
       Py_ssize_t start, stop, step;
       if (PySlice_Unpack(it.obj.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
       int64_t n = in.shape[size_t(dim)];
-      Py_ssize_t len = PySlice_AdjustIndices(Py_ssize_t(n), &start, &stop, step);
-      r.view.offset += (len > 0 ? start : 0) * in.stride[size_t(dim)];
+      const auto [first, len] = frontend::resolve_slice(start, stop, step, n);
+      r.view.offset += first * in.stride[size_t(dim)];
       r.view.shape.push_back(len);
       r.view.stride.push_back(step * in.stride[size_t(dim)]);
       ++dim;
@@ -450,7 +450,7 @@ Operand assign_source(py::handle value, DType t, const Dims& shape, const View& 
   // An overlapping value is copied first, except the target itself in a basic assignment (the
   // store of a[i] += b: nothing to do, record_copy skips it).
   if (v.dtype() != t ||
-      (overlaps(v, target) && (fancy || !broadcast_view(v, shape).identical(target)))) {
+      (fancy ? overlaps(v, target) : frontend::must_copy_input(broadcast_view(v, shape), target))) {
     temps.push_back(copy_as(v, t));
     v = temps.back().view;
   }
@@ -485,8 +485,8 @@ bool basic_view(const View& in, PyObject* key, View& out, bool& element) {
       element = false;
       Py_ssize_t start, stop, step;
       if (PySlice_Unpack(p, &start, &stop, &step) < 0) throw py::error_already_set();
-      Py_ssize_t m = PySlice_AdjustIndices(Py_ssize_t(len), &start, &stop, step);
-      out.offset += (m > 0 ? start : 0) * st;
+      const auto [first, m] = frontend::resolve_slice(start, stop, step, len);
+      out.offset += first * st;
       out.shape.push_back(m);
       out.stride.push_back(step * st);
     }
@@ -548,7 +548,7 @@ bool store_element(const View& a, int64_t offset, py::handle value) {
   Base& b = *a.base;
   const Scalar c = v.code == code_of(b.dtype) ? v.value : assigned_constant(v, b.dtype);
   c.store(static_cast<char*>(b.data) + offset * dtype_size(b.dtype));
-  ++b.generation; // a write (hassium/_masked.py's check), as record() counts one
+  ++b.generation;  // a write (hassium/_masked.py's check), as record() counts one
   ++b.host_writes; // an engine's device copy is stale
   return true;
 }
@@ -874,7 +874,7 @@ void setitem(const Array& a, py::handle key, py::handle value) {
       }
       if (a.size() == 0) return;
       View mask = items[0].lazy_mask->view;
-      if (overlaps(mask, a.view) && !mask.identical(a.view)) {
+      if (frontend::must_copy_input(mask, a.view)) {
         temps.push_back(copy_as(mask, DType::BOOL));
         mask = temps.back().view;
       }

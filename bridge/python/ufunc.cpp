@@ -286,7 +286,7 @@ Operand prepare(const Arg& a, DType t, const View& target, std::vector<Array>& t
     v = temps.back().view;
   }
   View b = broadcast_view(v, target.shape);
-  if (!b.identical(target) && overlaps(b, target)) {
+  if (frontend::must_copy_input(b, target)) {
     temps.push_back(copy_as(v, t));
     b = broadcast_view(temps.back().view, target.shape);
   }
@@ -525,7 +525,7 @@ bool fast_inplace(const UfuncDef& u, py::handle a, py::handle b) {
       if (e != 1 && e != out.view.shape[size_t(na - nb + k)]) return false;
     }
     View v = broadcast_view(bv, out.view.shape);
-    if (!v.identical(out.view) && overlaps(v, out.view)) return false;
+    if (frontend::must_copy_input(v, out.view)) return false;
     src = std::move(v);
   } else {
     if (u.op == Opcode::POWER && is_integer(loop->in[1])) return false; // negative exponents
@@ -906,10 +906,7 @@ std::optional<Array> as_array(py::handle obj) {
   Arg a;
   if (classify(obj, a) != ArgStatus::ok) return std::nullopt;
   if (a.is_array) return a.array;
-  DType t = a.code < kNumDTypes    ? DType(a.code)
-            : a.code == kWeakInt   ? DType::INT64
-            : a.code == kWeakFloat ? DType::FLOAT64
-                                   : DType::COMPLEX128;
+  DType t = dtype_of_code(a.code);
   Array r = new_array(t, {});
   record_fill(r.view, a.value.cast(t));
   return r;
