@@ -28,8 +28,8 @@ SliceRange resolve_slice(int64_t start, int64_t stop, int64_t step, int64_t n) {
 }
 
 std::optional<int> normalize_axis(int64_t axis, int ndim) {
-  if (axis < -ndim || axis >= ndim) return std::nullopt;
-  return int(axis < 0 ? axis + ndim : axis);
+  if (auto a = normalize_index(axis, ndim)) return int(*a);
+  return std::nullopt;
 }
 
 bool is_permutation(std::span<const int> axes, int ndim) {

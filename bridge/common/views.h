@@ -29,6 +29,12 @@ inline constexpr int64_t omitted_stop(int64_t step) {
   return step > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
 }
 
+// An index in [-n, n) on an axis of n elements as a position in [0, n); nullopt when out of
+// range.
+inline std::optional<int64_t> normalize_index(int64_t i, int64_t n) {
+  if (i < -n || i >= n) return std::nullopt;
+  return i < 0 ? i + n : i;
+}
 // An axis in [-ndim, ndim) as a position in [0, ndim); nullopt when out of range.
 std::optional<int> normalize_axis(int64_t axis, int ndim);
 // axes (each already in [0, ndim)) name every one of the ndim axes once.

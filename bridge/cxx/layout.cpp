@@ -1,6 +1,5 @@
 // Views without data movement: indexing and slicing, transpose, reshape, broadcasting.
 #include <algorithm>
-#include <numeric>
 
 #include "bridge/common/broadcast.h"
 #include "bridge/common/views.h"
@@ -49,10 +48,11 @@ node view(const node& in, std::span<const index> indices) {
       break;
     case index::kind::integer: {
       int64_t n = in.shape[size_t(axis)], i = ix.integer();
-      if (i < -n || i >= n)
+      auto at = frontend::normalize_index(i, n);
+      if (!at)
         HS_USER_ERROR() << "index " << i << " is out of bounds for axis " << axis << " with size "
                         << n << " (shape " << shape_text(in.shape) << ")";
-      r.offset += (i < 0 ? i + n : i) * in.stride[size_t(axis)];
+      r.offset += *at * in.stride[size_t(axis)];
       break;
     }
     case index::kind::range: {
@@ -142,10 +142,11 @@ int64_t element_index(const node& in, std::span<const int64_t> idx) {
   int64_t at = in.offset;
   for (size_t k = 0; k < idx.size(); ++k) {
     int64_t n = in.shape[k], i = idx[k];
-    if (i < -n || i >= n)
+    auto pos = frontend::normalize_index(i, n);
+    if (!pos)
       HS_USER_ERROR() << "index " << i << " is out of bounds for axis " << k << " with size " << n
                       << " (shape " << shape_text(in.shape) << ")";
-    at += (i < 0 ? i + n : i) * in.stride[k];
+    at += *pos * in.stride[k];
   }
   return at;
 }

@@ -7,6 +7,8 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include "bridge/common/overlap.h"
+#include "bridge/common/views.h"
 #include "bridge/python/convert.h"
 #include "bridge/python/errors.h"
 #include "bridge/python/numpy_api.h"
@@ -166,8 +168,9 @@ void expand(Items& items, int ndim) {
 // Integer index i on an axis of length n as NumPy takes it: negative counts from the end; out of
 // range is NumPy's IndexError naming the axis.
 int64_t checked_index(int64_t i, int axis, int64_t n) {
-  if (i < -n || i >= n) raise_out_of_bounds(i, axis, n);
-  return i < 0 ? i + n : i;
+  auto k = frontend::normalize_index(i, n);
+  if (!k) raise_out_of_bounds(i, axis, n);
+  return *k;
 }
 
 // The items of a key: a tuple's, or the key alone (then the span points at `key` itself: valid
