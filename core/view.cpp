@@ -3,17 +3,16 @@
 
 #include <algorithm>
 #include <numeric>
-#include <sstream>
 
 namespace hassium {
 
-std::string dims_text(const Dims& d) {
-  std::ostringstream os;
-  os << "(";
-  for (size_t k = 0; k < d.size(); ++k) os << (k ? ", " : "") << d[k];
-  if (d.size() == 1) os << ",";
-  os << ")";
-  return os.str();
+std::string dims_text(const int64_t* d, size_t n, std::string_view sep) {
+  std::string s = "(";
+  for (size_t k = 0; k < n; ++k) {
+    if (k) s += sep;
+    s += std::to_string(d[k]);
+  }
+  return s + (n == 1 ? ",)" : ")");
 }
 
 View View::whole(const BasePtr& base) {

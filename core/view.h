@@ -3,13 +3,18 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "core/base.h"
 #include "core/dims.h"
 
 namespace hassium {
 
-std::string dims_text(const Dims& d); // "(3, 4)" as NumPy prints a shape
+// A shape as NumPy prints it: "(3, 4)", "(3,)", "()"; NumPy's C-level messages use sep ",".
+std::string dims_text(const int64_t* d, size_t n, std::string_view sep = ", ");
+inline std::string dims_text(const Dims& d, std::string_view sep = ", ") {
+  return dims_text(d.data(), d.size(), sep);
+}
 
 struct View {
   BasePtr base;

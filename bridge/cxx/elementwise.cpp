@@ -1,39 +1,19 @@
 // Element-wise operations: inputs cast to the compute dtype and broadcast, overlap copies (the
 // bytecode's data-parallel rule), results cast into the target, assignment and casts.
-#include <cstdlib>
-#include <cstring>
-#include <limits>
-#include <memory>
 
+#include "bridge/common/overlap.h"
+#include "bridge/common/recording.h"
 #include "bridge/cxx/session.h"
 #include "core/error.h"
 #include "hassium/types.h"
 
 namespace hassium::detail {
 
-namespace {
-bool is_weak_integer(const Scalar& s) {
-  return s.dtype == DType::INT64 || s.dtype == DType::UINT64;
-}
-} // namespace
-
 Scalar constant_as(const Scalar& s, DType t) {
-  if (is_weak_integer(s) && is_integer(t) && s.dtype != t) {
-    int bits = 8 * dtype_size(t);
-    bool fits;
-    if (is_signed_int(t)) {
-      int64_t lo = bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (bits - 1));
-      int64_t hi =
-          bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t(1) << (bits - 1)) - 1;
-      fits = s.dtype == DType::INT64 ? s.i >= lo && s.i <= hi : s.u <= uint64_t(hi);
-    } else {
-      uint64_t hi = bits == 64 ? std::numeric_limits<uint64_t>::max() : (uint64_t(1) << bits) - 1;
-      fits = s.dtype == DType::INT64 ? s.i >= 0 && uint64_t(s.i) <= hi : s.u <= hi;
-    }
-    if (!fits)
-      HS_USER_ERROR() << "the integer constant " << s.value_text() << " is out of bounds for "
-                      << dtype_name(t);
-  }
+  const bool weak_integer = s.dtype == DType::INT64 || s.dtype == DType::UINT64;
+  if (weak_integer && is_integer(t) && !frontend::int_constant_fits(s, t))
+    HS_USER_ERROR() << "the integer constant " << s.value_text() << " is out of bounds for "
+                    << dtype_name(t);
   return s.cast(t);
 }
 
@@ -57,10 +37,8 @@ node prepare(const node& in, DType t, const node& out) {
                       << " into shape " << shape_text(out.shape);
     }
   }
-  if (v.base == out.base && v.size() > 0) {
-    View a = to_view(v), b = to_view(out);
-    if (!a.identical(b) && overlaps(a, b)) v = broadcast_to(copy(in), out.shape);
-  }
+  if (v.base == out.base && frontend::must_copy_input(to_view(v), to_view(out)))
+    v = broadcast_to(copy(in), out.shape);
   return v;
 }
 } // namespace
@@ -131,14 +109,7 @@ node from_memory(DType t, const shape_type& shape, const void* data, int64_t cou
   if (count != out.size())
     HS_USER_ERROR() << "cannot make an array of shape " << shape_text(shape) << " (" << out.size()
                     << " elements) from " << count << " values";
-  Base& b = *out.base->base;
-  size_t bytes = size_t(b.nbytes());
-  size_t rounded = (bytes + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, rounded ? rounded : 64);
-  if (!p) throw std::bad_alloc();
-  if (bytes) std::memcpy(p, data, bytes);
-  b.data = p;
-  b.external_owner = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  frontend::allocate_external(*out.base->base, data);
   return out;
 }
 

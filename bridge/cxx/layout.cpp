@@ -1,34 +1,27 @@
 // Views without data movement: indexing and slicing, transpose, reshape, broadcasting.
 #include <algorithm>
-#include <numeric>
 
+#include "bridge/common/broadcast.h"
+#include "bridge/common/views.h"
 #include "bridge/cxx/session.h"
 #include "core/error.h"
 
 namespace hassium::detail {
 
 namespace {
-// NumPy's slice semantics on an axis of n elements, with bounds outside [-n, n] an error.
-// Returns (first index, count).
-std::pair<int64_t, int64_t> resolve_slice(const slice& s, int64_t n, int axis) {
+// NumPy's slice semantics on an axis of n elements (bridge/common/views.h), with bounds
+// outside [-n, n] an error. Returns (first index, count).
+frontend::SliceRange resolve_slice(const slice& s, int64_t n, int axis) {
   if (s.step == 0) HS_USER_ERROR() << "slice step cannot be zero (axis " << axis << ")";
-  auto bound = [&](const std::optional<int64_t>& b, const char* what) {
+  auto bound = [&](const std::optional<int64_t>& b, const char* what, int64_t omitted) {
+    if (!b) return omitted;
     if (*b < -n || *b > n)
       HS_USER_ERROR() << "slice " << what << " " << *b << " is out of range for axis " << axis
                       << " with size " << n;
-    return *b < 0 ? *b + n : *b;
+    return *b;
   };
-  int64_t start, stop, count;
-  if (s.step > 0) {
-    start = s.start ? bound(s.start, "start") : 0;
-    stop = s.stop ? bound(s.stop, "stop") : n;
-    count = stop > start ? (stop - start + s.step - 1) / s.step : 0;
-  } else {
-    start = s.start ? std::min(bound(s.start, "start"), n - 1) : n - 1;
-    stop = s.stop ? bound(s.stop, "stop") : -1;
-    count = start > stop ? (start - stop - s.step - 1) / -s.step : 0;
-  }
-  return {count > 0 ? start : 0, count};
+  return frontend::resolve_slice(bound(s.start, "start", frontend::omitted_start(s.step)),
+                                 bound(s.stop, "stop", frontend::omitted_stop(s.step)), s.step, n);
 }
 } // namespace
 
@@ -55,10 +48,11 @@ node view(const node& in, std::span<const index> indices) {
       break;
     case index::kind::integer: {
       int64_t n = in.shape[size_t(axis)], i = ix.integer();
-      if (i < -n || i >= n)
+      auto at = frontend::normalize_index(i, n);
+      if (!at)
         HS_USER_ERROR() << "index " << i << " is out of bounds for axis " << axis << " with size "
                         << n << " (shape " << shape_text(in.shape) << ")";
-      r.offset += (i < 0 ? i + n : i) * in.stride[size_t(axis)];
+      r.offset += *at * in.stride[size_t(axis)];
       break;
     }
     case index::kind::range: {
@@ -88,36 +82,21 @@ node transpose(const node& in) {
 node transpose(const node& in, std::span<const int> axes) {
   std::vector<int> perm;
   for (int a : axes) perm.push_back(a < 0 ? a + in.ndim() : a);
-  std::vector<int> sorted = perm;
-  std::sort(sorted.begin(), sorted.end());
-  std::vector<int> expect(size_t(in.ndim()));
-  std::iota(expect.begin(), expect.end(), 0);
-  if (sorted != expect) {
+  if (!frontend::is_permutation(perm, in.ndim())) {
     std::string list;
     for (int a : axes) list += (list.empty() ? "" : ", ") + std::to_string(a);
     HS_USER_ERROR() << "axes (" << list << ") are not a permutation of the " << in.ndim()
                     << " axes of an array of shape " << shape_text(in.shape);
   }
-  node r = in;
-  for (size_t k = 0; k < perm.size(); ++k) {
-    r.shape[k] = in.shape[size_t(perm[k])];
-    r.stride[k] = in.stride[size_t(perm[k])];
-  }
-  return r;
+  return with_view(in, frontend::permute(to_view(in), perm));
 }
 
 bool is_contiguous(const node& in) {
-  int64_t s = 1;
-  for (size_t k = in.shape.size(); k-- > 0;) {
-    if (in.shape[k] != 1 && in.stride[k] != s) return false;
-    s *= in.shape[k];
-  }
-  return true;
+  return to_view(in).is_contiguous();
 }
 
 node reshape(const node& in, const shape_type& shape) {
-  shape_type want = shape;
-  int64_t known = 1;
+  Dims want(shape.begin(), shape.end());
   int infer = -1;
   for (size_t k = 0; k < want.size(); ++k) {
     if (want[k] == -1 && infer < 0)
@@ -125,67 +104,34 @@ node reshape(const node& in, const shape_type& shape) {
     else if (want[k] < 0)
       HS_USER_ERROR() << "cannot reshape array of shape " << shape_text(in.shape) << " into shape "
                       << shape_text(shape) << ": bad extent " << want[k];
-    else
-      known *= want[k];
   }
-  if (infer >= 0) {
-    if (known == 0 || in.size() % known != 0)
-      HS_USER_ERROR() << "cannot reshape array of size " << in.size() << " into shape "
-                      << shape_text(shape);
-    want[size_t(infer)] = in.size() / known;
-  } else if (known != in.size()) {
+  if (!frontend::fill_unknown_extent(in.size(), want, infer))
     HS_USER_ERROR() << "cannot reshape array of size " << in.size() << " into shape "
                     << shape_text(shape);
-  }
   node src = is_contiguous(in) ? in : copy(in);
-  node r;
-  r.base = src.base;
-  r.dtype = src.dtype;
-  r.offset = src.offset;
-  r.shape = want;
-  r.stride.assign(want.size(), 0);
-  int64_t s = 1;
-  for (size_t k = want.size(); k-- > 0;) {
-    r.stride[k] = s;
-    s *= want[k];
-  }
-  return r;
+  View v = to_view(src);
+  v.shape = want;
+  frontend::contiguous_strides(frontend::extents(want), v.stride);
+  return with_view(src, v);
 }
 
 shape_type broadcast_shapes(const shape_type& a, const shape_type& b) {
-  size_t n = std::max(a.size(), b.size());
-  shape_type r(n);
-  for (size_t k = 0; k < n; ++k) {
-    int64_t x = k < n - a.size() ? 1 : a[k - (n - a.size())];
-    int64_t y = k < n - b.size() ? 1 : b[k - (n - b.size())];
-    if (x != y && x != 1 && y != 1)
-      HS_USER_ERROR() << "operands could not be broadcast together with shapes " << shape_text(a)
-                      << " " << shape_text(b);
-    r[k] = x == 1 ? y : x;
-  }
-  return r;
+  Dims r;
+  if (!frontend::broadcast_into(r, a) || !frontend::broadcast_into(r, b))
+    HS_USER_ERROR() << "operands could not be broadcast together with shapes " << shape_text(a)
+                    << " " << shape_text(b);
+  return shape_type(r.begin(), r.end());
 }
 
 node broadcast_to(const node& in, const shape_type& shape) {
   if (in.shape == shape) return in;
-  size_t n = shape.size();
-  bool ok = in.shape.size() <= n;
-  node r;
-  r.base = in.base;
-  r.dtype = in.dtype;
-  r.offset = in.offset;
-  r.shape = shape;
-  r.stride.assign(n, 0);
-  for (size_t k = 0; ok && k < in.shape.size(); ++k) {
-    size_t j = n - in.shape.size() + k;
-    if (in.shape[k] == shape[j])
-      r.stride[j] = in.stride[k];
-    else
-      ok = in.shape[k] == 1;
-  }
-  if (!ok)
+  Dims stride;
+  if (!frontend::broadcast_strides(in.shape, in.stride, shape, stride))
     HS_USER_ERROR() << "cannot broadcast an array of shape " << shape_text(in.shape) << " to shape "
                     << shape_text(shape);
+  node r = in;
+  r.shape = shape;
+  r.stride.assign(stride.begin(), stride.end());
   return r;
 }
 
@@ -196,10 +142,11 @@ int64_t element_index(const node& in, std::span<const int64_t> idx) {
   int64_t at = in.offset;
   for (size_t k = 0; k < idx.size(); ++k) {
     int64_t n = in.shape[k], i = idx[k];
-    if (i < -n || i >= n)
+    auto pos = frontend::normalize_index(i, n);
+    if (!pos)
       HS_USER_ERROR() << "index " << i << " is out of bounds for axis " << k << " with size " << n
                       << " (shape " << shape_text(in.shape) << ")";
-    at += (i < 0 ? i + n : i) * in.stride[k];
+    at += *pos * in.stride[k];
   }
   return at;
 }

@@ -6,9 +6,10 @@
 #include <atomic>
 #include <mutex>
 
+#include "bridge/common/recording.h"
+#include "bridge/common/views.h"
 #include "core/config.h"
 #include "core/error.h"
-#include "core/flush_policy.h"
 #include "core/runtime.h"
 #include "hassium/settings.h"
 #include "vem/stack.h"
@@ -33,15 +34,15 @@ std::atomic<int64_t> g_threshold{-1};
 // Python frontend, Runtime::install) are not counted: the bases then merely look dirty.
 std::atomic<int64_t> g_epoch{0};
 
-// Where the pending program is cut (core/flush_policy.h), with [cxx] align_flushes read once.
-struct Policy {
-  std::mutex mutex;
-  FlushPolicy policy;
-  Policy() { policy.set_align(config()->get_bool("cxx", "align_flushes")); }
-};
-Policy& policy() {
-  static Policy* p = new Policy; // never destroyed: base_refs may die during static destruction
-  return *p;
+// Where the pending program is cut (bridge/common/recording.h), with [cxx] align_flushes read
+// once. Never destroyed: base_refs may die during static destruction.
+frontend::Recorder& recorder() {
+  static frontend::Recorder* r = [] {
+    auto* p = new frontend::Recorder(/*locked=*/true);
+    p->set_align(config()->get_bool("cxx", "align_flushes"));
+    return p;
+  }();
+  return *r;
 }
 
 // The process's Runtime, with an execution stack: the one the configuration names, unless a
@@ -57,10 +58,7 @@ Runtime& runtime() {
 // Flushes (with a SYNC of `base` first when given) and starts a new epoch.
 void run_pending(const BasePtr& base) {
   int64_t epoch = g_epoch;
-  {
-    std::lock_guard lock(policy().mutex);
-    policy().policy.flushed_elsewhere();
-  }
+  recorder().flushed_elsewhere();
   if (base)
     runtime().sync(base);
   else
@@ -85,11 +83,7 @@ namespace detail {
 base_ref::~base_ref() {
   if (!used) return;
   try {
-    Instruction free(Opcode::FREE, {View::whole(base)});
-    const uint64_t sig = FlushPolicy::signature(free);
-    Runtime::instance().record(std::move(free));
-    std::lock_guard lock(policy().mutex);
-    policy().policy.note(sig);
+    recorder().record_free(Runtime::instance(), base);
   } catch (...) {
     // A destructor must not throw; an unrecorded FREE only keeps the memory until exit.
   }
@@ -132,16 +126,8 @@ instr& instr::in(const Scalar& s) {
 
 void record(instr&& i) {
   Runtime& rt = runtime();
-  Instruction ins = i.take();
-  const uint64_t sig = FlushPolicy::signature(ins);
   const int64_t threshold = flush_threshold();
-  rt.record(std::move(ins));
-  FlushPolicy::Cut cut;
-  {
-    std::lock_guard lock(policy().mutex);
-    cut = policy().policy.decide(sig, int64_t(rt.pending_size()), threshold);
-  }
-  if (cut == FlushPolicy::Cut::NONE) return;
+  if (!recorder().record(rt, i.take(), threshold)) return;
   const int64_t epoch = g_epoch;
   rt.flush();
   g_epoch = epoch + 1;
@@ -158,12 +144,9 @@ node make(DType t, const shape_type& shape) {
   r.base = std::make_shared<base_ref>(make_base("x" + std::to_string(g_next_name++), t, n));
   r.dtype = t;
   r.shape = shape;
-  r.stride.assign(shape.size(), 0);
-  int64_t s = 1;
-  for (size_t k = shape.size(); k-- > 0;) {
-    r.stride[k] = s;
-    s *= shape[k];
-  }
+  Dims stride;
+  frontend::contiguous_strides(shape, stride);
+  r.stride.assign(stride.begin(), stride.end());
   return r;
 }
 
@@ -186,15 +169,23 @@ size_t pending() {
 }
 
 std::string shape_text(const shape_type& s) {
-  std::string r = "(";
-  for (size_t k = 0; k < s.size(); ++k) r += (k ? ", " : "") + std::to_string(s[k]);
-  return r + (s.size() == 1 ? ",)" : ")");
+  return dims_text(s.data(), s.size());
 }
 
 int normalize_axis(int axis, int ndim) {
-  if (axis < -ndim || axis >= ndim)
-    HS_USER_ERROR() << "axis " << axis << " is out of bounds for array of dimension " << ndim;
-  return axis < 0 ? axis + ndim : axis;
+  auto a = frontend::normalize_axis(axis, ndim);
+  if (!a) HS_USER_ERROR() << "axis " << axis << " is out of bounds for array of dimension " << ndim;
+  return *a;
+}
+
+node with_view(const node& like, const View& v) {
+  node r;
+  r.base = like.base;
+  r.dtype = like.dtype;
+  r.offset = v.offset;
+  r.shape.assign(v.shape.begin(), v.shape.end());
+  r.stride.assign(v.stride.begin(), v.stride.end());
+  return r;
 }
 
 } // namespace detail

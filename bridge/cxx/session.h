@@ -26,8 +26,10 @@ public:
   int64_t written_epoch = -1; // the flush epoch (see session.cpp) of its last recorded write
 };
 
-// The core View of a node.
+// The core View of a node, and a node of like's base and dtype with v's geometry (the view
+// arithmetic of bridge/common works on Views).
 View to_view(const node& n);
+node with_view(const node& like, const View& v);
 
 // An instruction under construction; out() and in() mark the bases' flags.
 class instr {

@@ -1,9 +1,11 @@
-// Array helpers: fresh arrays, broadcasting, no-copy reshape, copies with NumPy's overlap rule.
+// Array helpers: fresh arrays, copies; broadcasting and reshape with NumPy's messages.
 #include "bridge/python/array.h"
 
 #include <cstring>
 #include <numeric>
 
+#include "bridge/common/overlap.h"
+#include "bridge/common/views.h"
 #include "bridge/python/errors.h"
 
 namespace hassium::python {
@@ -18,9 +20,7 @@ void raise_axis_error(int64_t axis, int ndim) {
 }
 
 std::string shape_text(const Dims& d) {
-  std::string s = "(";
-  for (size_t k = 0; k < d.size(); ++k) s += (k ? "," : "") + std::to_string(d[k]);
-  return s + (d.size() == 1 ? ",)" : ")");
+  return dims_text(d, ",");
 }
 
 Array new_array(DType t, const Dims& shape) {
@@ -32,22 +32,9 @@ Array new_array(DType t, const Dims& shape) {
 }
 
 bool shapes_broadcast(std::span<const Dims> shapes, Dims& out) {
-  size_t nd = 0;
-  for (const auto& s : shapes) nd = std::max(nd, s.size());
-  out.assign(nd, 1);
-  for (const auto& s : shapes) {
-    size_t off = nd - s.size();
-    for (size_t k = 0; k < s.size(); ++k) {
-      int64_t e = s[k];
-      int64_t& o = out[off + k];
-      if (e == o || e == 1) continue;
-      if (o == 1) {
-        o = e;
-        continue;
-      }
-      return false;
-    }
-  }
+  out.clear();
+  for (const auto& d : shapes)
+    if (!frontend::broadcast_into(out, frontend::extents(d))) return false;
   return true;
 }
 
@@ -57,72 +44,6 @@ Dims broadcast_shapes(std::span<const Dims> shapes) {
   std::string msg = "operands could not be broadcast together with shapes ";
   for (const auto& s : shapes) msg += shape_text(s) + " ";
   raise_value_error(msg);
-}
-
-View broadcast_view(const View& v, const Dims& shape) {
-  if (v.shape == shape) return v;
-  View r;
-  r.base = v.base;
-  r.offset = v.offset;
-  r.shape = shape;
-  r.stride.assign(shape.size(), 0);
-  size_t off = shape.size() - v.shape.size();
-  for (size_t k = 0; k < v.shape.size(); ++k)
-    r.stride[off + k] = (v.shape[k] == shape[off + k]) ? v.stride[k] : 0;
-  return r;
-}
-
-bool reshape_strides(const View& v, const Dims& shape, Dims& stride) {
-  stride.assign(shape.size(), 0);
-  int64_t size = v.size();
-  if (size == 0) { // any strides describe no elements; use contiguous ones
-    int64_t s = 1;
-    for (size_t k = shape.size(); k-- > 0;) {
-      stride[k] = s;
-      s *= std::max<int64_t>(shape[k], 1);
-    }
-    return true;
-  }
-  // The old dims without extent-1 ones.
-  Dims os, ost;
-  for (size_t k = 0; k < v.shape.size(); ++k)
-    if (v.shape[k] != 1) {
-      os.push_back(v.shape[k]);
-      ost.push_back(v.stride[k]);
-    }
-  size_t oi = 0, ni = 0;
-  const size_t on = os.size(), nn = shape.size();
-  while (ni < nn && oi < on) {
-    if (shape[ni] == 1) { // a new extent-1 dim: any stride
-      stride[ni] = 0;
-      ++ni;
-      continue;
-    }
-    size_t oj = oi + 1, nj = ni + 1;
-    int64_t np_ = shape[ni], op = os[oi];
-    while (np_ != op) {
-      if (np_ < op) {
-        if (nj >= nn) return false;
-        np_ *= shape[nj++];
-      } else {
-        if (oj >= on) return false;
-        op *= os[oj++];
-      }
-    }
-    // The old dims oi..oj-1 must form one C-ordered progression.
-    for (size_t k = oi; k + 1 < oj; ++k)
-      if (ost[k] != os[k + 1] * ost[k + 1]) return false;
-    // The new dims ni..nj-1 split it in C order.
-    stride[nj - 1] = ost[oj - 1];
-    for (size_t k = nj - 1; k > ni; --k) stride[k - 1] = stride[k] * shape[k];
-    ni = nj;
-    oi = oj;
-  }
-  for (; ni < nn; ++ni) {
-    if (shape[ni] != 1) return false;
-    stride[ni] = 0;
-  }
-  return oi == on;
 }
 
 namespace {
@@ -142,41 +63,28 @@ Dims reshape_target(int64_t size, std::span<const int64_t> shape) {
   // As NumPy: any negative dim is the unknown one.
   Dims out(shape.begin(), shape.end());
   int unknown = -1;
-  int64_t known = 1;
   for (size_t k = 0; k < out.size(); ++k) {
-    if (out[k] < 0) {
-      if (unknown >= 0) raise_value_error("can only specify one unknown dimension");
-      unknown = int(k);
-    } else {
-      known *= out[k];
-    }
+    if (out[k] >= 0) continue;
+    if (unknown >= 0) raise_value_error("can only specify one unknown dimension");
+    unknown = int(k);
   }
-  if (unknown >= 0 ? (known == 0 || size % known != 0) : known != size)
+  if (!frontend::fill_unknown_extent(size, out, unknown))
     raise_value_error("cannot reshape array of size " + std::to_string(size) + " into shape " +
                       requested_shape_text(shape));
-  if (unknown >= 0) out[size_t(unknown)] = size / known;
   return out;
 }
 
-View permute(const View& v, std::span<const int> axes) {
-  View r = v;
-  for (size_t k = 0; k < axes.size(); ++k) {
-    r.shape[k] = v.shape[size_t(axes[k])];
-    r.stride[k] = v.stride[size_t(axes[k])];
-  }
-  return r;
-}
-
 int normalize_axis(int64_t axis, int ndim) {
-  if (axis < -ndim || axis >= ndim) raise_axis_error(axis, ndim);
-  return int(axis < 0 ? axis + ndim : axis);
+  auto a = frontend::normalize_axis(axis, ndim);
+  if (!a) raise_axis_error(axis, ndim);
+  return *a;
 }
 
 void record_copy(const View& out, const View& in) {
   View src = broadcast_view(in, out.shape);
   if (out.size() == 0) return;
   if (src.identical(out)) return; // a copy onto itself
-  if (overlaps(src, out)) {
+  if (frontend::must_copy_input(src, out)) {
     Array tmp = copy_as(in, in.dtype());
     record(Opcode::IDENTITY, operands(out, broadcast_view(tmp.view, out.shape)));
     return;

@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "bridge/common/broadcast.h"
+#include "bridge/common/overlap.h"
+#include "bridge/common/views.h"
 #include "bridge/python/session.h"
 #include "core/view.h"
 
@@ -30,22 +33,17 @@ inline Array view_of(const Array& a, View v) {
   return Array{a.owner, std::move(v), false};
 }
 
+// The geometry is bridge/common's (broadcast.h, views.h); these raise NumPy's errors.
 // NumPy's broadcast of the shapes; raises ValueError "operands could not be broadcast together
 // with shapes (3,) (4,) " naming every shape when they do not broadcast.
 Dims broadcast_shapes(std::span<const Dims> shapes);
 bool shapes_broadcast(std::span<const Dims> shapes, Dims& out);
-// The view read as `shape` (which it broadcasts to): extra leading and stretched dims get
-// stride 0.
-View broadcast_view(const View& v, const Dims& shape);
-
-// The strides a view of `shape` over the same elements would have, when no copy is needed
-// (NumPy's no-copy reshape rule, C order). False when the data must be copied.
-bool reshape_strides(const View& v, const Dims& shape, Dims& stride);
+using frontend::broadcast_view;
+using frontend::permute;
+using frontend::reshape_strides;
 // Resolves the one unknown (negative) dim and checks the size, with NumPy's messages ("cannot
 // reshape array of size 6 into shape (2,2)").
 Dims reshape_target(int64_t size, std::span<const int64_t> shape);
-// The view with its axes permuted.
-View permute(const View& v, std::span<const int> axes);
 // Normalizes an axis for an array of `ndim` dims; raises numpy.exceptions.AxisError.
 int normalize_axis(int64_t axis, int ndim);
 

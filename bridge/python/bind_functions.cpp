@@ -210,11 +210,7 @@ void bind_functions(py::module_& m) {
         Arg v;
         if (classify(value, v) != ArgStatus::ok)
           raise_type_error("hassium.full: unsupported fill value");
-        DType dflt = v.code < kNumDTypes    ? DType(v.code)
-                     : v.code == kWeakInt   ? DType::INT64
-                     : v.code == kWeakFloat ? DType::FLOAT64
-                                            : DType::COMPLEX128;
-        DType t = dtype_or(dtype, dflt);
+        DType t = dtype_or(dtype, dtype_of_code(v.code));
         Array a = new_checked(t, s);
         if (v.is_array) {
           std::vector<Array> temps;

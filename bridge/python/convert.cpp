@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 
+#include "bridge/common/promotion.h"
 #include "bridge/python/errors.h"
 
 namespace hassium::python {
@@ -160,31 +161,9 @@ ArgStatus classify(py::handle obj, Arg& out) {
 }
 
 std::optional<Scalar> constant_for_loop(const Arg& a, DType t) {
-  if (a.code == kWeakInt && is_integer(t)) {
-    const Scalar& v = a.value;
-    bool big = v.dtype == DType::UINT64; // above INT64_MAX
-    int64_t i = v.i;
-    switch (t) {
-    case DType::INT8:
-      return !big && i >= INT8_MIN && i <= INT8_MAX ? v.cast(t) : std::optional<Scalar>();
-    case DType::INT16:
-      return !big && i >= INT16_MIN && i <= INT16_MAX ? v.cast(t) : std::optional<Scalar>();
-    case DType::INT32:
-      return !big && i >= INT32_MIN && i <= INT32_MAX ? v.cast(t) : std::optional<Scalar>();
-    case DType::INT64:
-      return !big ? v.cast(t) : std::optional<Scalar>();
-    case DType::UINT8:
-      return !big && i >= 0 && i <= UINT8_MAX ? v.cast(t) : std::optional<Scalar>();
-    case DType::UINT16:
-      return !big && i >= 0 && i <= UINT16_MAX ? v.cast(t) : std::optional<Scalar>();
-    case DType::UINT32:
-      return !big && i >= 0 && i <= UINT32_MAX ? v.cast(t) : std::optional<Scalar>();
-    case DType::UINT64:
-      return big || i >= 0 ? v.cast(t) : std::optional<Scalar>();
-    default:
-      break;
-    }
-  }
+  // a.value of a Python int: INT64, or UINT64 above INT64_MAX.
+  if (a.code == kWeakInt && is_integer(t) && !frontend::int_constant_fits(a.value, t))
+    return std::nullopt;
   return a.value.cast(t);
 }
 

@@ -15,6 +15,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include "bridge/common/promotion.h"
 #include "core/dtype.h"
 
 namespace hassium::python {
@@ -29,6 +30,15 @@ inline constexpr TypeCode kWeakComplex = kNumDTypes + 2;
 inline constexpr int kNumCodes = kNumDTypes + 3;
 inline TypeCode code_of(DType t) {
   return TypeCode(t);
+}
+// The dtype a code stands for on its own: the DType, or a weak scalar's NumPy default
+// (bridge/common/promotion.h: int64, float64, complex128).
+inline DType dtype_of_code(TypeCode c) {
+  using frontend::scalar_kind;
+  if (c < kNumDTypes) return DType(c);
+  return frontend::weak_dtype(c == kWeakInt     ? scalar_kind::integer
+                              : c == kWeakFloat ? scalar_kind::floating
+                                                : scalar_kind::complex);
 }
 
 // The numpy.dtype object of a hassium dtype (cached; borrowed reference).

@@ -7,6 +7,8 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include "bridge/common/overlap.h"
+#include "bridge/common/views.h"
 #include "bridge/python/convert.h"
 #include "bridge/python/errors.h"
 #include "bridge/python/numpy_api.h"
@@ -166,8 +168,9 @@ void expand(Items& items, int ndim) {
 // Integer index i on an axis of length n as NumPy takes it: negative counts from the end; out of
 // range is NumPy's IndexError naming the axis.
 int64_t checked_index(int64_t i, int axis, int64_t n) {
-  if (i < -n || i >= n) raise_out_of_bounds(i, axis, n);
-  return i < 0 ? i + n : i;
+  auto k = frontend::normalize_index(i, n);
+  if (!k) raise_out_of_bounds(i, axis, n);
+  return *k;
 }
 
 // The items of a key: a tuple's, or the key alone (then the span points at `key` itself: valid
@@ -222,8 +225,8 @@ Applied apply_key(const View& in, Items items, bool& had_ellipsis) {
       Py_ssize_t start, stop, step;
       if (PySlice_Unpack(it.obj.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
       int64_t n = in.shape[size_t(dim)];
-      Py_ssize_t len = PySlice_AdjustIndices(Py_ssize_t(n), &start, &stop, step);
-      r.view.offset += (len > 0 ? start : 0) * in.stride[size_t(dim)];
+      const auto [first, len] = frontend::resolve_slice(start, stop, step, n);
+      r.view.offset += first * in.stride[size_t(dim)];
       r.view.shape.push_back(len);
       r.view.stride.push_back(step * in.stride[size_t(dim)]);
       ++dim;
@@ -450,7 +453,7 @@ Operand assign_source(py::handle value, DType t, const Dims& shape, const View& 
   // An overlapping value is copied first, except the target itself in a basic assignment (the
   // store of a[i] += b: nothing to do, record_copy skips it).
   if (v.dtype() != t ||
-      (overlaps(v, target) && (fancy || !broadcast_view(v, shape).identical(target)))) {
+      (fancy ? overlaps(v, target) : frontend::must_copy_input(broadcast_view(v, shape), target))) {
     temps.push_back(copy_as(v, t));
     v = temps.back().view;
   }
@@ -485,8 +488,8 @@ bool basic_view(const View& in, PyObject* key, View& out, bool& element) {
       element = false;
       Py_ssize_t start, stop, step;
       if (PySlice_Unpack(p, &start, &stop, &step) < 0) throw py::error_already_set();
-      Py_ssize_t m = PySlice_AdjustIndices(Py_ssize_t(len), &start, &stop, step);
-      out.offset += (m > 0 ? start : 0) * st;
+      const auto [first, m] = frontend::resolve_slice(start, stop, step, len);
+      out.offset += first * st;
       out.shape.push_back(m);
       out.stride.push_back(step * st);
     }
@@ -874,7 +877,7 @@ void setitem(const Array& a, py::handle key, py::handle value) {
       }
       if (a.size() == 0) return;
       View mask = items[0].lazy_mask->view;
-      if (overlaps(mask, a.view) && !mask.identical(a.view)) {
+      if (frontend::must_copy_input(mask, a.view)) {
         temps.push_back(copy_as(mask, DType::BOOL));
         mask = temps.back().view;
       }

@@ -5,14 +5,12 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdlib>
-#include <cstring>
 #include <optional>
 #include <string>
 
+#include "bridge/common/recording.h"
 #include "core/config.h"
 #include "core/error.h"
-#include "core/flush_policy.h"
 #include "core/index_error.h"
 #include "core/runtime.h"
 
@@ -20,9 +18,9 @@ namespace hassium::python {
 
 namespace {
 int64_t g_threshold = 1000;
-// Where the pending program is cut (core/flush_policy.h); [python] align_flushes read at the
-// first record unless set_align_flushes() came first. The GIL serializes its use.
-FlushPolicy g_policy;
+// Where the pending program is cut (bridge/common/recording.h); [python] align_flushes read at
+// the first record unless set_align_flushes() came first. The GIL serializes its use.
+frontend::Recorder g_recorder(/*locked=*/false);
 int g_align = -1; // -1 = not read yet
 int64_t g_next_name = 0;
 bool g_shutting_down = false;
@@ -41,16 +39,7 @@ bool is_failed(const BasePtr& base) {
 BaseOwner::~BaseOwner() {
   if (g_shutting_down || !base) return;
   try {
-    // FREE of the whole base, built in place; the owner's reference moves into it.
-    std::vector<Operand> ops = operand_storage(1);
-    View& v = std::get<View>(ops.emplace_back());
-    v.shape.push_back(base->nelem);
-    v.stride.push_back(1);
-    v.base = std::move(base);
-    Instruction free(Opcode::FREE, std::move(ops));
-    const uint64_t sig = FlushPolicy::signature(free);
-    Runtime::instance().record(std::move(free));
-    g_policy.note(sig);
+    g_recorder.record_free(Runtime::instance(), std::move(base));
   } catch (...) {
     // A destructor must not throw; a FREE that cannot be recorded only leaks until exit.
   }
@@ -71,20 +60,17 @@ void record(Opcode op, std::vector<Operand> operands) {
   Runtime& rt = Runtime::instance();
   Instruction ins(op, std::move(operands));
   if (!ins.is_system() && ins.is_view(0)) ++ins.out().base->generation;
-  const uint64_t sig = FlushPolicy::signature(ins);
-  const size_t pending = rt.record(std::move(ins));
   if (g_align < 0) set_align_flushes(Config::global()->get_bool("python", "align_flushes"));
-  if (g_policy.decide(sig, int64_t(pending), g_threshold) != FlushPolicy::Cut::NONE)
-    without_gil([&] { rt.flush(); });
+  if (g_recorder.record(rt, std::move(ins), g_threshold)) without_gil([&] { rt.flush(); });
 }
 
 void flush() {
-  g_policy.flushed_elsewhere();
+  g_recorder.flushed_elsewhere();
   without_gil([] { Runtime::instance().flush(); });
 }
 
 void sync(const BasePtr& base) {
-  g_policy.flushed_elsewhere();
+  g_recorder.flushed_elsewhere();
   try {
     without_gil([&] { Runtime::instance().sync(base); });
   } catch (const UserError& e) {
@@ -177,14 +163,14 @@ int64_t flush_threshold() {
 }
 void set_align_flushes(bool on) {
   g_align = on;
-  g_policy.set_align(on);
+  g_recorder.set_align(on);
 }
 bool align_flushes() {
   if (g_align < 0) set_align_flushes(Config::global()->get_bool("python", "align_flushes"));
   return g_align > 0;
 }
 FlushPolicy::Stats flush_policy_stats() {
-  return g_policy.stats();
+  return g_recorder.stats();
 }
 void without_gil(const std::function<void()>& f) {
   if (!PyGILState_Check()) return f();
@@ -200,16 +186,6 @@ ProfileCounters runtime_counters() {
 
 void set_shutting_down() {
   g_shutting_down = true;
-}
-
-void allocate_external(Base& base) {
-  size_t bytes = size_t(base.nbytes());
-  size_t rounded = (bytes + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, rounded ? rounded : 64);
-  if (!p) throw std::bad_alloc();
-  std::memset(p, 0, rounded ? rounded : 64);
-  base.data = p;
-  base.external_owner = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
 }
 
 } // namespace hassium::python

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "bridge/common/recording.h"
 #include "core/flush_policy.h"
 #include "core/instruction.h"
 #include "core/profile.h"
@@ -89,7 +90,7 @@ ProfileCounters runtime_counters();
 void set_shutting_down();
 
 // Memory the frontend allocates itself (for arrays built from Python data): zero-filled,
-// 64-byte aligned, owned through base->external_owner.
-void allocate_external(Base& base);
+// 64-byte aligned, owned through base->external_owner (bridge/common/recording.h).
+using frontend::allocate_external;
 
 } // namespace hassium::python

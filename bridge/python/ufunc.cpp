@@ -295,7 +295,7 @@ void add_input(std::vector<Operand>& ops, const Arg& a, const Scalar& constant, 
   const View& own = a.array().view;
   // The common input: the loop's dtype and the target's shape, the target itself or apart from it.
   if (a.array().dtype() == t && own.shape == target.shape &&
-      (own.identical(target) || !overlaps(own, target))) {
+      !frontend::must_copy_input(own, target)) {
     ops.emplace_back(own);
     return;
   }
@@ -305,7 +305,7 @@ void add_input(std::vector<Operand>& ops, const Arg& a, const Scalar& constant, 
     v = temps.back().view;
   }
   View b = broadcast_view(v, target.shape);
-  if (!b.identical(target) && overlaps(b, target)) {
+  if (frontend::must_copy_input(b, target)) {
     temps.push_back(copy_as(v, t));
     b = broadcast_view(temps.back().view, target.shape);
   }
@@ -871,10 +871,7 @@ std::optional<Array> as_array(py::handle obj) {
   Arg a;
   if (classify(obj, a) != ArgStatus::ok) return std::nullopt;
   if (a.is_array) return a.array();
-  DType t = a.code < kNumDTypes    ? DType(a.code)
-            : a.code == kWeakInt   ? DType::INT64
-            : a.code == kWeakFloat ? DType::FLOAT64
-                                   : DType::COMPLEX128;
+  DType t = dtype_of_code(a.code);
   Array r = new_array(t, {});
   record_fill(r.view, a.value.cast(t));
   return r;

@@ -24,7 +24,8 @@ namespace detail {
 // ever named by a recorded instruction). Defined in bridge/cxx/session.h.
 class base_ref;
 
-// A view (base, offset, shape, stride in elements), as core/view.h, without the core types.
+// A view (base, offset, shape, stride in elements): core/view.h's View, in types the public
+// headers may use (no Boost). Its arithmetic is bridge/common's (session.h: to_view, with_view).
 struct node {
   std::shared_ptr<base_ref> base;
   DType dtype = DType::FLOAT64;
