@@ -1,0 +1,269 @@
+// plan_flush: owner computes, per-phase exchanges, chunked reductions, fallbacks to rank 0.
+#include "vem/cluster/plan.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "core/error.h"
+
+namespace hassium::cluster {
+
+namespace {
+constexpr uint64_t kTemporaryIds = uint64_t(1) << 62;
+// Reductions, scans and sorts along a later axis are cut by rows only where every rank's slice
+// has this many rows: the CPU engine splits such a loop along its first level when that has 8
+// or more iterations and along the axis otherwise, and the split decides the summation order.
+constexpr int64_t kMinRows = 8;
+
+int64_t ceil_div(int64_t x, int64_t y) {
+  return x >= 0 ? (x + y - 1) / y : -((-x) / y);
+}
+
+int64_t row_elements(const View& v) {
+  int64_t n = 1;
+  for (int d = 1; d < v.ndim(); ++d) n *= v.shape[size_t(d)];
+  return n;
+}
+
+class Planner {
+public:
+  Planner(Directory& dir, int me, int ranks) : dir_(dir), me_(me), ranks_(ranks) { cur_ = fresh(); }
+
+  FlushPlan run(const Program& program) {
+    for (const Instruction& ins : program.instrs) dispatch(ins);
+    close();
+    for (Phase& p : plan_.phases)
+      for (auto* lists : {&p.in, &p.out, &p.post_in, &p.post_out})
+        for (auto& l : *lists) merge(l);
+    return std::move(plan_);
+  }
+
+private:
+  Phase fresh() const {
+    Phase p;
+    for (auto* l : {&p.in, &p.out, &p.post_in, &p.post_out}) l->resize(size_t(ranks_));
+    return p;
+  }
+  static bool has_pieces(const std::vector<std::vector<Piece>>& l) {
+    return std::any_of(l.begin(), l.end(), [](const auto& v) { return !v.empty(); });
+  }
+  void close() {
+    if (!cur_.local.instrs.empty() || !cur_.syncs.empty() || cur_.fallback || has_pieces(cur_.in) ||
+        has_pieces(cur_.out))
+      plan_.phases.push_back(std::move(cur_));
+    cur_ = fresh();
+    written_.clear();
+    syncing_.clear();
+  }
+  static void merge(std::vector<Piece>& l) {
+    std::sort(l.begin(), l.end(), [](const Piece& a, const Piece& b) {
+      return a.id != b.id ? a.id < b.id : a.lo < b.lo;
+    });
+    std::vector<Piece> out;
+    for (const Piece& p : l) {
+      if (!out.empty() && out.back().id == p.id && p.lo <= out.back().hi)
+        out.back().hi = std::max(out.back().hi, p.hi);
+      else
+        out.push_back(p);
+    }
+    l = std::move(out);
+  }
+  const BaseEntry& entry(const View& v) const {
+    auto it = dir_.find(v.base.get());
+    HS_INTERNAL_ASSERT(it != dir_.end()) << "cluster: base " << v.base->name << " not registered";
+    return it->second;
+  }
+  // Rank `to` needs span `s` of v's base from its owner, in lists in/out of the phase.
+  void need(std::vector<std::vector<Piece>>& in, std::vector<std::vector<Piece>>& out, int to,
+            const Span& s, const View& v) {
+    const Piece p{entry(v).id, v.base.get(), s.lo, s.hi};
+    if (to == me_) in[size_t(s.owner)].push_back(p);
+    if (s.owner == me_) out[size_t(to)].push_back(p);
+  }
+
+  void dispatch(const Instruction& ins) {
+    if (ins.op == Opcode::FREE) {
+      if (syncing_.count(ins.out().base.get())) close();
+      cur_.local.instrs.push_back(ins);
+      return;
+    }
+    if (ins.op == Opcode::SYNC) {
+      if (me_ == 0) cur_.local.instrs.push_back(ins);
+      cur_.syncs.push_back(ins.out().base.get());
+      syncing_.insert(ins.out().base.get());
+      return;
+    }
+    if (ins.out().size() == 0) return; // writes nothing
+    const OpInfo& info = ins.info();
+    switch (info.family) {
+    case Family::ELEMENTWISE:
+      return place(ins, 0, 1);
+    case Family::REDUCTION:
+      return ins.axis() == 0 ? reduce_axis0(ins) : place(ins, 0, kMinRows);
+    case Family::SCAN:
+      return ins.axis() == 0 ? fallback(ins) : place(ins, 0, kMinRows);
+    case Family::GENERATOR:
+      if (ins.op == Opcode::RANGE && is_float(ins.out().dtype())) {
+        // float(i) + float(first) is float(i + first) while every position is exact.
+        const int bits = ins.out().dtype() == DType::FLOAT32 ? 24 : 53;
+        if (ins.out().size() > (int64_t(1) << bits)) return fallback(ins);
+      }
+      return place(ins, 0, 1);
+    case Family::EXTENSION:
+      if ((ins.op == Opcode::SORT || ins.op == Opcode::ARGSORT) && ins.axis() > 0)
+        return place(ins, 0, kMinRows);
+      return fallback(ins);
+    default:
+      return fallback(ins);
+    }
+  }
+
+  // Owner computes: each rank the rows of the output it owns, inputs' remote rows fetched.
+  // `in_dim`: the inputs' dimension that runs with the output's rows (1 for an axis-0 reduce).
+  void place(const Instruction& ins, int in_dim, int64_t min_rows) {
+    const View& out = ins.out();
+    auto rows = owned_rows(out, entry(out).dist, ranks_);
+    if (!rows) return fallback(ins);
+    const auto nonempty =
+        std::count_if(rows->begin(), rows->end(), [](const auto& r) { return r.first < r.second; });
+    if (nonempty > 1)
+      for (const auto& [a, b] : *rows)
+        if (a < b && b - a < min_rows) return fallback(ins);
+    std::vector<std::pair<int, std::pair<Span, const View*>>> needs;
+    std::vector<Span> spans;
+    for (int r = 0; r < ranks_; ++r) {
+      const auto [a, b] = (*rows)[size_t(r)];
+      if (a >= b) continue;
+      for (size_t k = 1; k < ins.operands.size(); ++k) {
+        if (!ins.is_view(k)) continue;
+        const View& v = ins.view(k);
+        spans.clear();
+        if (out.ndim() == 0 || v.ndim() <= in_dim)
+          remote_spans(v, 0, 0, v.ndim() ? v.shape[0] : 1, entry(v).dist, r, spans);
+        else
+          remote_spans(v, in_dim, a, b, entry(v).dist, r, spans);
+        for (const Span& s : spans) needs.push_back({r, {s, &v}});
+      }
+    }
+    bool conflict = syncing_.count(out.base.get()) > 0;
+    for (const auto& n : needs) conflict = conflict || written_.count(n.second.second->base.get());
+    if (conflict) close();
+    for (const auto& [to, sv] : needs) need(cur_.in, cur_.out, to, sv.first, *sv.second);
+    const auto [a, b] = (*rows)[size_t(me_)];
+    if (a < b) emit_local(ins, a, b, in_dim);
+    written_.insert(out.base.get());
+  }
+
+  // This rank's rows [a, b) of `ins`.
+  void emit_local(const Instruction& ins, int64_t a, int64_t b, int in_dim) {
+    Instruction s = ins;
+    if (ins.out().ndim() > 0) {
+      for (size_t k = 0; k < s.operands.size(); ++k) {
+        if (!s.is_view(k)) continue;
+        View& v = s.view(k);
+        const int d = k == 0 ? 0 : in_dim;
+        if (v.ndim() <= d) continue;
+        v.offset += a * v.stride[size_t(d)];
+        v.shape[size_t(d)] = b - a;
+      }
+    }
+    const int64_t first = ins.out().ndim() > 0 ? a * row_elements(ins.out()) : 0;
+    if (ins.op == Opcode::RANDOM && first > 0)
+      s.operands[2] = Scalar::of_uint(ins.constant(2).as_uint() + uint64_t(first));
+    cur_.local.instrs.push_back(s);
+    if (ins.op == Opcode::RANGE && first > 0) {
+      const DType t = ins.out().dtype();
+      const Scalar shift =
+          is_float(t) ? Scalar::of_float(double(first), t) : Scalar::of_int(first).cast(t);
+      cur_.local.instrs.push_back(Instruction(Opcode::ADD, {s.view(0), s.view(0), shift}));
+    }
+  }
+
+  // Reduction along axis 0: a partial result per chunk of rows (the rows starting in one block
+  // of the input's base: fixed by the base, not by P), computed by the chunk's owner; then the
+  // output's owner reduces the partials in chunk order (README.md, Reductions).
+  void reduce_axis0(const Instruction& ins) {
+    const View& in = ins.view(1);
+    const View& out = ins.out();
+    Rows g(in, 0);
+    if (g.n0 == 0 || g.s0 <= 0 || in.size() == 0) return fallback(ins);
+    const Dist& d = entry(in).dist;
+    const int64_t block = d.block * d.row;
+    std::vector<int64_t> starts{0};
+    for (int64_t k = g.first(0) / block + 1; k <= g.first(g.n0 - 1) / block; ++k) {
+      const int64_t s = std::clamp(ceil_div(k * block - g.offset - g.rmin, g.s0), int64_t(0), g.n0);
+      if (s > starts.back() && s < g.n0) starts.push_back(s);
+    }
+    starts.push_back(g.n0);
+    const int64_t m = int64_t(starts.size()) - 1, rest = out.size();
+    BasePtr partial = make_base("cluster_partial" + std::to_string(next_temp_ - kTemporaryIds),
+                                out.dtype(), m * rest);
+    BaseEntry e;
+    e.id = next_temp_++;
+    e.hold = partial;
+    e.dist.row = rest;
+    e.dist.bounds.assign(size_t(ranks_) + 1, 0);
+    for (int64_t j = 0; j < m; ++j)
+      for (int r = d.owner(g.first(starts[size_t(j)])) + 1; r <= ranks_; ++r)
+        e.dist.bounds[size_t(r)] += rest;
+    dir_[partial.get()] = e;
+    plan_.temporaries.push_back(partial);
+    for (int64_t j = 0; j < m; ++j) {
+      View vj = in;
+      vj.offset += starts[size_t(j)] * g.s0;
+      vj.shape[0] = starts[size_t(j) + 1] - starts[size_t(j)];
+      place(Instruction(ins.op,
+                        {View::contiguous(partial, out.shape, j * rest), vj, Scalar::of_int(0)}),
+            1, 1);
+    }
+    Dims all_shape{m};
+    for (int64_t s : out.shape) all_shape.push_back(s);
+    place(Instruction(ins.op, {out, View::contiguous(partial, all_shape), Scalar::of_int(0)}), 1,
+          kMinRows);
+    dispatch(Instruction(Opcode::FREE, {View::whole(partial)}));
+  }
+
+  // Not distributed: rank 0 gathers the bounding range of every operand, runs the instruction
+  // and sends the output's range back to its owners; a phase of its own.
+  void fallback(const Instruction& ins) {
+    ++plan_.fallbacks;
+    const View& out = ins.out();
+    if (ranks_ == 1) {
+      cur_.local.instrs.push_back(ins);
+      written_.insert(out.base.get());
+      return;
+    }
+    close();
+    cur_.fallback = true;
+    std::vector<Span> spans;
+    for (size_t k = 0; k < ins.operands.size(); ++k) {
+      if (!ins.is_view(k)) continue;
+      spans.clear();
+      remote_bounds(ins.view(k), entry(ins.view(k)).dist, 0, spans);
+      for (const Span& s : spans) need(cur_.in, cur_.out, 0, s, ins.view(k));
+    }
+    if (me_ == 0) cur_.local.instrs.push_back(ins);
+    spans.clear();
+    remote_bounds(out, entry(out).dist, 0, spans);
+    for (const Span& s : spans) {
+      const Piece p{entry(out).id, out.base.get(), s.lo, s.hi};
+      if (me_ == 0) cur_.post_out[size_t(s.owner)].push_back(p);
+      if (me_ == s.owner) cur_.post_in[0].push_back(p);
+    }
+    close();
+  }
+
+  Directory& dir_;
+  int me_, ranks_;
+  FlushPlan plan_;
+  Phase cur_;
+  std::unordered_set<const Base*> written_, syncing_;
+  uint64_t next_temp_ = kTemporaryIds;
+};
+} // namespace
+
+FlushPlan plan_flush(const Program& program, Directory& dir, int me, int ranks) {
+  return Planner(dir, me, ranks).run(program);
+}
+
+} // namespace hassium::cluster
