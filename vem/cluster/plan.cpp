@@ -44,13 +44,11 @@ private:
     for (auto* l : {&p.in, &p.out, &p.post_in, &p.post_out}) l->resize(size_t(ranks_));
     return p;
   }
-  static bool has_pieces(const std::vector<std::vector<Piece>>& l) {
-    return std::any_of(l.begin(), l.end(), [](const auto& v) { return !v.empty(); });
-  }
   void close() {
-    if (!cur_.local.instrs.empty() || !cur_.syncs.empty() || cur_.fallback || has_pieces(cur_.in) ||
-        has_pieces(cur_.out))
-      plan_.phases.push_back(std::move(cur_));
+    // Every rank keeps the same phases (each ends with a collective), so what counts is what
+    // any rank does in it, not this rank's part.
+    if (items_) plan_.phases.push_back(std::move(cur_));
+    items_ = 0;
     cur_ = fresh();
     written_.clear();
     syncing_.clear();
@@ -84,10 +82,12 @@ private:
   void dispatch(const Instruction& ins) {
     if (ins.op == Opcode::FREE) {
       if (syncing_.count(ins.out().base.get())) close();
+      ++items_;
       cur_.local.instrs.push_back(ins);
       return;
     }
     if (ins.op == Opcode::SYNC) {
+      ++items_;
       if (me_ == 0) cur_.local.instrs.push_back(ins);
       cur_.syncs.push_back(ins.out().base.get());
       syncing_.insert(ins.out().base.get());
@@ -148,6 +148,7 @@ private:
     bool conflict = syncing_.count(out.base.get()) > 0;
     for (const auto& n : needs) conflict = conflict || written_.count(n.second.second->base.get());
     if (conflict) close();
+    ++items_;
     for (const auto& [to, sv] : needs) need(cur_.in, cur_.out, to, sv.first, *sv.second);
     const auto [a, b] = (*rows)[size_t(me_)];
     if (a < b) emit_local(ins, a, b, in_dim);
@@ -229,11 +230,13 @@ private:
     ++plan_.fallbacks;
     const View& out = ins.out();
     if (ranks_ == 1) {
+      ++items_;
       cur_.local.instrs.push_back(ins);
       written_.insert(out.base.get());
       return;
     }
     close();
+    ++items_;
     cur_.fallback = true;
     std::vector<Span> spans;
     for (size_t k = 0; k < ins.operands.size(); ++k) {
@@ -259,6 +262,7 @@ private:
   Phase cur_;
   std::unordered_set<const Base*> written_, syncing_;
   uint64_t next_temp_ = kTemporaryIds;
+  int64_t items_ = 0; // instructions placed in the phase at hand, on any rank
 };
 } // namespace
 
