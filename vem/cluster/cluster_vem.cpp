@@ -105,7 +105,8 @@ void ClusterVem::register_bases(const Program& program, WireWriter& w,
       if (ins.is_view(k)) views.push_back(&ins.view(k));
   std::vector<Base*> fresh;
   std::unordered_set<Base*> seen;
-  for (const View* v : views) {
+  // Last used first: a temporary's cuts follow those of the bases its consumers write.
+  for (const View* v : std::vector<const View*>(views.rbegin(), views.rend())) {
     Base* b = v->base.get();
     if (!seen.insert(b).second) continue;
     auto it = dir_.find(b);
@@ -113,7 +114,7 @@ void ClusterVem::register_bases(const Program& program, WireWriter& w,
       BaseEntry e;
       e.id = next_id_++;
       e.weak = v->base;
-      e.dist = block_dist(b->nelem, row_length(*b, views), comm_.size());
+      e.dist = aligned_dist(*b, program, views, dir_, comm_.size());
       e.host_writes = b->host_writes;
       e.rank0_current = b->data != nullptr;
       dir_[b] = e;
@@ -131,6 +132,8 @@ void ClusterVem::register_bases(const Program& program, WireWriter& w,
     w.put(b->nelem);
     w.put(dir_[b].dist.row);
     w.put_string(b->name);
+    w.put(dir_[b].dist.block);
+    for (int64_t x : dir_[b].dist.bounds) w.put(x);
   }
   w.put(uint32_t(dropped.size()));
   for (uint64_t id : dropped) w.put(id);
@@ -184,14 +187,17 @@ void ClusterVem::run(const Program& program, const std::vector<Base*>& scatter_l
     }
     return;
   }
-  if (me != 0) return;
-  // A base written on other ranks only is not synced here; one SYNC'd is current here.
+  if (me != 0 || ranks == 1) return;
+  // A base the flush wrote is current on its owners only: here it is not synced, and its data
+  // is stale (device_newer, as for a GPU's copy: a frontend reading it syncs first) until a
+  // SYNC gathers it.
   for (const Instruction& ins : program.instrs) {
     if (ins.op == Opcode::FREE) continue;
     Base* b = ins.out().base.get();
     auto it = dir_.find(b);
     const bool sync = ins.op == Opcode::SYNC;
     b->synced = sync;
+    b->device_newer = !sync;
     if (it != dir_.end()) {
       it->second.rank0_current = sync;
       it->second.host_writes = b->host_writes;
@@ -246,7 +252,10 @@ void ClusterVem::gather(Base& base) {
   }
   ensure_data(base);
   comm_.gather(base.data, size_t(dtype_size(base.dtype)), counts, displs);
-  if (comm_.rank() == 0) base.synced = true;
+  if (comm_.rank() == 0) {
+    base.synced = true;
+    base.device_newer = false;
+  }
 }
 
 void ClusterVem::scatter(Base& base) {
@@ -303,7 +312,10 @@ void ClusterVem::serve() {
         const DType t = DType(r.get<uint8_t>());
         const int64_t nelem = r.get<int64_t>(), row = r.get<int64_t>();
         e.hold = make_base(r.get_string(), t, nelem);
-        e.dist = block_dist(nelem, row, comm_.size());
+        e.dist.row = row;
+        e.dist.block = r.get<int64_t>();
+        e.dist.bounds.resize(size_t(comm_.size()) + 1);
+        for (int64_t& x : e.dist.bounds) x = r.get<int64_t>();
         by_id_[e.id] = e.hold.get();
         dir_[e.hold.get()] = e;
       }

@@ -266,6 +266,54 @@ private:
 };
 } // namespace
 
+namespace {
+// `base` cut where rank r's rows of `partner` (on a distributed base) meet `mine` (a view of
+// `base` of the same shape, row by row); false where they cannot be matched so.
+bool cut_like(Dist& d, const Base& base, const View& mine, const View& partner,
+              const Directory& dir, int ranks) {
+  auto known = dir.find(partner.base.get());
+  if (known == dir.end() || mine.shape != partner.shape || mine.ndim() == 0 ||
+      mine.stride[0] <= 0 || partner.stride[0] <= 0)
+    return false;
+  auto rows = owned_rows(partner, known->second.dist, ranks);
+  if (!rows) return false;
+  const int64_t row = mine.stride[0];
+  if (d.row != row && base.nelem % row == 0 && mine.offset % row == 0 && row > 1)
+    d = block_dist(base.nelem, row, ranks);
+  int64_t start = 0;
+  for (int r = 1; r < ranks; ++r) {
+    const auto [a, b] = (*rows)[size_t(r) - 1];
+    if (a < b) start = b;
+    const int64_t at = mine.offset + start * row;
+    d.bounds[size_t(r)] = std::clamp(at - at % d.row, d.bounds[size_t(r) - 1], base.nelem);
+  }
+  return true;
+}
+} // namespace
+
+Dist aligned_dist(const Base& base, const Program& program, const std::vector<const View*>& views,
+                  const Directory& dir, int ranks) {
+  Dist d = block_dist(base.nelem, row_length(base, views), ranks);
+  // Cut as the element-wise instruction that reads it into a distributed base computes: then
+  // that consumer finds its rows of the temporary at home (the frontend's last temporary of an
+  // expression is read by the assignment to the user's array).
+  for (const Instruction& ins : program.instrs) {
+    if (ins.info().family != Family::ELEMENTWISE || ins.out().base.get() == &base) continue;
+    for (size_t k = 1; k < ins.operands.size(); ++k)
+      if (ins.is_view(k) && ins.view(k).base.get() == &base &&
+          cut_like(d, base, ins.view(k), ins.out(), dir, ranks))
+        return d;
+  }
+  // Else as its first writer's inputs.
+  for (const Instruction& ins : program.instrs) {
+    if (ins.is_system() || ins.out().base.get() != &base) continue;
+    for (size_t k = 1; k < ins.operands.size(); ++k)
+      if (ins.is_view(k) && cut_like(d, base, ins.out(), ins.view(k), dir, ranks)) return d;
+    break;
+  }
+  return d;
+}
+
 FlushPlan plan_flush(const Program& program, Directory& dir, int me, int ranks) {
   return Planner(dir, me, ranks).run(program);
 }

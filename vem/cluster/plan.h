@@ -23,6 +23,14 @@ struct BaseEntry {
 };
 using Directory = std::unordered_map<const Base*, BaseEntry>;
 
+// The distribution of a base first seen in `program`: where its first writer is a whole-base
+// contiguous output with an input of its shape on a base already in `dir` (a temporary made from
+// distributed data), the cuts follow that input's rows, so each rank computes the temporary's
+// rows from its own elements; otherwise block_dist along row_length(). The blocks stay
+// block_dist's (reductions chunk by them, whatever the cuts).
+Dist aligned_dist(const Base& base, const Program& program, const std::vector<const View*>& views,
+                  const Directory& dir, int ranks);
+
 // A range [lo, hi) of elements of a base.
 struct Piece {
   uint64_t id;
