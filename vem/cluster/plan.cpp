@@ -15,8 +15,34 @@ constexpr uint64_t kTemporaryIds = uint64_t(1) << 62;
 // or more iterations and along the axis otherwise, and the split decides the summation order.
 constexpr int64_t kMinRows = 8;
 
-int64_t ceil_div(int64_t x, int64_t y) {
-  return x >= 0 ? (x + y - 1) / y : -((-x) / y);
+// The element-wise operation that combines two partial results of a reduction.
+Opcode combine_op(Opcode reduce) {
+  switch (reduce) {
+  case Opcode::ADD_REDUCE:
+    return Opcode::ADD;
+  case Opcode::MULTIPLY_REDUCE:
+    return Opcode::MULTIPLY;
+  case Opcode::MINIMUM_REDUCE:
+    return Opcode::MINIMUM;
+  case Opcode::MAXIMUM_REDUCE:
+    return Opcode::MAXIMUM;
+  case Opcode::LOGICAL_AND_REDUCE:
+    return Opcode::LOGICAL_AND;
+  case Opcode::LOGICAL_OR_REDUCE:
+    return Opcode::LOGICAL_OR;
+  case Opcode::LOGICAL_XOR_REDUCE:
+    return Opcode::LOGICAL_XOR;
+  case Opcode::BITWISE_AND_REDUCE:
+    return Opcode::BITWISE_AND;
+  case Opcode::BITWISE_OR_REDUCE:
+    return Opcode::BITWISE_OR;
+  case Opcode::BITWISE_XOR_REDUCE:
+    return Opcode::BITWISE_XOR;
+  default:
+    break;
+  }
+  HS_INTERNAL_ASSERT(false) << "cluster: no combination for " << op_info(reduce).name;
+  return reduce;
 }
 
 int64_t row_elements(const View& v) {
@@ -180,48 +206,69 @@ private:
     }
   }
 
-  // Reduction along axis 0: a partial result per chunk of rows (the rows starting in one block
-  // of the input's base: fixed by the base, not by P), computed by the chunk's owner; then the
-  // output's owner reduces the partials in chunk order (README.md, Reductions).
+  // Reduction along axis 0, pairwise and element-wise: level k + 1 holds row i = row 2i op
+  // row 2i + 1 of level k (an odd last row carried as is), until one row is left, the result.
+  // Element-wise instructions give the same bits however the rows are cut, so the result is the
+  // same for every P (README.md, Reductions); each level's pairs are local but at the cuts.
   void reduce_axis0(const Instruction& ins) {
     const View& in = ins.view(1);
     const View& out = ins.out();
-    Rows g(in, 0);
-    if (g.n0 == 0 || g.s0 <= 0 || in.size() == 0) return fallback(ins);
-    const Dist& d = entry(in).dist;
-    const int64_t block = d.block * d.row;
-    std::vector<int64_t> starts{0};
-    for (int64_t k = g.first(0) / block + 1; k <= g.first(g.n0 - 1) / block; ++k) {
-      const int64_t s = std::clamp(ceil_div(k * block - g.offset - g.rmin, g.s0), int64_t(0), g.n0);
-      if (s > starts.back() && s < g.n0) starts.push_back(s);
+    const int64_t rows = in.shape[0], rest = out.size();
+    if (rows == 0) return fallback(ins);
+    const Opcode op = combine_op(ins.op);
+    auto row_shape = [&](int64_t n) {
+      Dims d{n};
+      for (int64_t x : out.shape) d.push_back(x);
+      return d;
+    };
+    View cur = in;
+    for (int64_t n = rows; n > 1;) {
+      const int64_t half = n / 2, next = n - half;
+      BasePtr t = make_base("cluster_level" + std::to_string(next_temp_ - kTemporaryIds),
+                            out.dtype(), next * rest);
+      BaseEntry e;
+      e.id = next_temp_++;
+      e.hold = t;
+      e.dist = level_dist(cur, next, rest);
+      dir_[t.get()] = e;
+      plan_.temporaries.push_back(t);
+      View even = cur;
+      even.shape[0] = half;
+      even.stride[0] = 2 * cur.stride[0];
+      View odd = even;
+      odd.offset += cur.stride[0];
+      place(Instruction(op, {View::contiguous(t, row_shape(half)), even, odd}), 0, 1);
+      if (next > half) {
+        View last = cur;
+        last.offset += (n - 1) * cur.stride[0];
+        last.shape[0] = 1;
+        place(Instruction(Opcode::IDENTITY, {View::contiguous(t, row_shape(1), half * rest), last}),
+              0, 1);
+      }
+      if (cur.base != in.base) dispatch(Instruction(Opcode::FREE, {View::whole(cur.base)}));
+      cur = View::contiguous(t, row_shape(next));
+      n = next;
     }
-    starts.push_back(g.n0);
-    const int64_t m = int64_t(starts.size()) - 1, rest = out.size();
-    BasePtr partial = make_base("cluster_partial" + std::to_string(next_temp_ - kTemporaryIds),
-                                out.dtype(), m * rest);
-    BaseEntry e;
-    e.id = next_temp_++;
-    e.hold = partial;
-    e.dist.row = rest;
-    e.dist.bounds.assign(size_t(ranks_) + 1, 0);
-    for (int64_t j = 0; j < m; ++j)
-      for (int r = d.owner(g.first(starts[size_t(j)])) + 1; r <= ranks_; ++r)
-        e.dist.bounds[size_t(r)] += rest;
-    dir_[partial.get()] = e;
-    plan_.temporaries.push_back(partial);
-    for (int64_t j = 0; j < m; ++j) {
-      View vj = in;
-      vj.offset += starts[size_t(j)] * g.s0;
-      vj.shape[0] = starts[size_t(j) + 1] - starts[size_t(j)];
-      place(Instruction(ins.op,
-                        {View::contiguous(partial, out.shape, j * rest), vj, Scalar::of_int(0)}),
-            1, 1);
+    View first = cur;
+    first.shape.erase(first.shape.begin());
+    first.stride.erase(first.stride.begin());
+    place(Instruction(Opcode::IDENTITY, {out, first}), 0, 1);
+    if (cur.base != in.base) dispatch(Instruction(Opcode::FREE, {View::whole(cur.base)}));
+  }
+
+  // A level of `next` rows made from `cur`'s rows: rank r's rows are the pairs that start in
+  // its rows of `cur` (block_dist where those rows are not cut by owner).
+  Dist level_dist(const View& cur, int64_t next, int64_t rest) const {
+    Dist d = block_dist(next * rest, rest, ranks_);
+    auto rows = owned_rows(cur, entry(cur).dist, ranks_);
+    if (!rows || cur.stride[0] <= 0) return d;
+    int64_t start = 0;
+    for (int r = 1; r < ranks_; ++r) {
+      const auto [a, b] = (*rows)[size_t(r) - 1];
+      if (a < b) start = b;
+      d.bounds[size_t(r)] = std::min((start + 1) / 2, next) * rest;
     }
-    Dims all_shape{m};
-    for (int64_t s : out.shape) all_shape.push_back(s);
-    place(Instruction(ins.op, {out, View::contiguous(partial, all_shape), Scalar::of_int(0)}), 1,
-          kMinRows);
-    dispatch(Instruction(Opcode::FREE, {View::whole(partial)}));
+    return d;
   }
 
   // Not distributed: rank 0 gathers the bounding range of every operand, runs the instruction
