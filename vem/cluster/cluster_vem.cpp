@@ -33,6 +33,17 @@ void ensure_data(Base& b) {
   b.allocation = std::shared_ptr<void>(p, [n](void* q) { munmap(q, n); });
 }
 
+// Each rank's piece of a base as MPI_Gatherv/Scatterv counts and displacements (elements).
+std::pair<std::vector<int64_t>, std::vector<int64_t>> pieces(const Dist& d) {
+  const size_t ranks = d.bounds.size() - 1;
+  std::vector<int64_t> counts(ranks), displs(ranks);
+  for (size_t r = 0; r < ranks; ++r) {
+    counts[r] = d.hi(int(r)) - d.lo(int(r));
+    displs[r] = d.lo(int(r));
+  }
+  return {counts, displs};
+}
+
 char* at(const Piece& p) {
   return static_cast<char*>(p.base->data) + p.lo * dtype_size(p.base->dtype);
 }
@@ -244,12 +255,7 @@ void ClusterVem::exchange(const std::vector<std::vector<Piece>>& in,
 
 void ClusterVem::gather(Base& base) {
   if (comm_.size() == 1) return;
-  const Dist& d = entry(base).dist;
-  std::vector<int64_t> counts(size_t(comm_.size())), displs(counts.size());
-  for (int r = 0; r < comm_.size(); ++r) {
-    counts[size_t(r)] = d.hi(r) - d.lo(r);
-    displs[size_t(r)] = d.lo(r);
-  }
+  const auto [counts, displs] = pieces(entry(base).dist);
   ensure_data(base);
   comm_.gather(base.data, size_t(dtype_size(base.dtype)), counts, displs);
   if (comm_.rank() == 0) {
@@ -260,12 +266,7 @@ void ClusterVem::gather(Base& base) {
 
 void ClusterVem::scatter(Base& base) {
   if (comm_.size() == 1) return;
-  const Dist& d = entry(base).dist;
-  std::vector<int64_t> counts(size_t(comm_.size())), displs(counts.size());
-  for (int r = 0; r < comm_.size(); ++r) {
-    counts[size_t(r)] = d.hi(r) - d.lo(r);
-    displs[size_t(r)] = d.lo(r);
-  }
+  const auto [counts, displs] = pieces(entry(base).dist);
   ensure_data(base);
   comm_.scatter(base.data, size_t(dtype_size(base.dtype)), counts, displs);
   ++base.host_writes;

@@ -19,14 +19,10 @@ ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT / "test" / "python"))
 from test_main import assert_same_output  # noqa: E402
 
+sys.path.insert(0, str(HERE))
+from test_cluster_corpus import mpirun  # noqa: E402
+
 N = 400
-
-
-def mpirun(np):
-    cmd = ["mpirun", "--oversubscribe", "-np", str(np)]
-    if os.geteuid() == 0:
-        cmd.insert(1, "--allow-run-as-root")
-    return cmd
 
 
 def run(cmd, env_extra):
