@@ -58,11 +58,13 @@ void keep_slowest(std::vector<KernelTime>& kernels, size_t n) {
 ProfileCounters& ProfileCounters::operator+=(const ProfileCounters& o) {
   int64_t peak = std::max(peak_bytes, o.peak_bytes);
   int64_t device_peak = std::max(device_peak_bytes, o.device_peak_bytes);
+  int64_t ranks = std::max(cluster_ranks, o.cluster_ranks);
 #define HS_X(field, type, label) field += o.field;
   HS_PROFILE_COUNTERS(HS_X)
 #undef HS_X
   peak_bytes = peak; // high-water marks: the larger, not the sum
   device_peak_bytes = device_peak;
+  cluster_ranks = ranks;
   slowest_kernels.insert(slowest_kernels.end(), o.slowest_kernels.begin(), o.slowest_kernels.end());
   keep_slowest(slowest_kernels, kMaxSlowestKernels);
   fast_compiles += o.fast_compiles;

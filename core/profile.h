@@ -38,6 +38,15 @@ namespace hassium {
   X(device_syncs, int64_t, "device synchronizations")                                              \
   X(device_fallback_blocks, int64_t, "blocks the GPU engine ran on the CPU engine")                \
   X(device_peak_bytes, int64_t, "device peak bytes")                                               \
+  X(cluster_ranks, int64_t, "cluster ranks")                                                       \
+  X(cluster_bytes_sent, int64_t, "cluster bytes sent (all ranks)")                                 \
+  X(cluster_bytes_received, int64_t, "cluster bytes received (all ranks)")                         \
+  X(cluster_messages_sent, int64_t, "cluster messages sent (all ranks)")                           \
+  X(cluster_messages_received, int64_t, "cluster messages received (all ranks)")                   \
+  X(cluster_program_bytes, int64_t, "cluster program broadcast bytes (all ranks)")                 \
+  X(cluster_collectives, int64_t, "cluster collectives (all ranks)")                               \
+  X(cluster_fallbacks, int64_t, "cluster instructions run on rank 0 (not distributed)")            \
+  X(cluster_wait_seconds, double, "cluster time waiting for messages, all ranks (s)")              \
   X(fuse_seconds, double, "fusion time (s)")                                                       \
   X(compile_seconds, double, "compile time (s)")                                                   \
   X(background_compile_seconds, double, "background compile time (s)")                             \

@@ -13,6 +13,9 @@
 #include "ir/text/verifier.h"
 #include "ve/cpu/host_info.h"
 #include "vem/node/node_vem.h"
+#ifdef HASSIUM_HAVE_CLUSTER
+#include "vem/cluster/cluster_vem.h"
+#endif
 #if defined(HASSIUM_HAVE_OPENCL) || defined(HASSIUM_HAVE_CUDA)
 #include <cstdio>
 
@@ -62,32 +65,49 @@ std::unique_ptr<MergeCache> make_merge_cache(const StackOptions& o) {
   if (o.merge_cache == MergeCacheMode::DISK) mo.dir = o.merge_cache_dir;
   return std::make_unique<MergeCache>(mo);
 }
+
+std::unique_ptr<Backend> make_node_vem(std::unique_ptr<Engine> engine, const StackOptions& o) {
+  auto vem = std::make_unique<NodeVem>(std::move(engine), o.fuser, make_merge_cache(o), o.memory,
+                                       o.dot_dir);
+  vem->set_profiling(o.profile);
+  return vem;
+}
+
+#ifdef HASSIUM_HAVE_CLUSTER
+// Rank 0 gets the cluster VEM; every other rank serves rank 0's flushes and ends there.
+std::unique_ptr<Backend> make_cluster_vem(std::unique_ptr<Engine> engine, const StackOptions& o) {
+  auto vem = std::make_unique<cluster::ClusterVem>(make_node_vem(std::move(engine), o), o.profile);
+  if (cluster::Comm::world().rank() != 0) vem->serve();
+  return vem;
+}
+#endif
 } // namespace
 
 // The one list of engines: an engine built in (ve/gpu, ve/opencl, ve/cuda ...) is one entry.
 const Registry<EngineComponent>& engine_registry() {
   static const Registry<EngineComponent> registry(
       "stack.engine", "engine",
-      {{"cpu",
-        {[](const StackOptions& o) { return make_cpu_engine(o.cpu); }, probe_cpu_engine},
-        "LLVM JIT + OpenMP on this machine's cores"},
+      {
+          {"cpu",
+           {[](const StackOptions& o) { return make_cpu_engine(o.cpu); }, probe_cpu_engine},
+           "LLVM JIT + OpenMP on this machine's cores"},
 #ifdef HASSIUM_HAVE_CUDA
-       {"cuda",
-        {[](const StackOptions& o) {
-           return gpu_engine(o, "cuda", [] { return cuda::make_cuda_device(); });
-         },
-         cuda::probe_cuda_engine},
-        "NVIDIA GPU: the GPU kernel generator's CUDA C through NVRTC and the CUDA Driver API"},
+          {"cuda",
+           {[](const StackOptions& o) {
+              return gpu_engine(o, "cuda", [] { return cuda::make_cuda_device(); });
+            },
+            cuda::probe_cuda_engine},
+           "NVIDIA GPU: the GPU kernel generator's CUDA C through NVRTC and the CUDA Driver API"},
 #endif
 #ifdef HASSIUM_HAVE_OPENCL
-       {"opencl",
-        {[](const StackOptions& o) {
-           return gpu_engine(o, "opencl",
-                             [&] { return gpu::make_opencl_device({o.opencl_device}); });
-         },
-         gpu::probe_opencl_engine},
-        "OpenCL 1.2 device (a GPU; PoCL on the CPU where none): the GPU kernel generator's "
-        "OpenCL C"},
+          {"opencl",
+           {[](const StackOptions& o) {
+              return gpu_engine(o, "opencl",
+                                [&] { return gpu::make_opencl_device({o.opencl_device}); });
+            },
+            gpu::probe_opencl_engine},
+           "OpenCL 1.2 device (a GPU; PoCL on the CPU where none): the GPU kernel generator's "
+           "OpenCL C"},
 #endif
       });
   return registry;
@@ -97,17 +117,25 @@ const Registry<EngineComponent>& engine_registry() {
 const Registry<VemComponent>& vem_registry() {
   static const Registry<VemComponent> registry(
       "stack.vem", "VEM",
-      {{"node",
-        {[](std::unique_ptr<Engine> engine, const StackOptions& o) -> std::unique_ptr<Backend> {
-           auto vem = std::make_unique<NodeVem>(std::move(engine), o.fuser, make_merge_cache(o),
-                                                o.memory, o.dot_dir);
-           vem->set_profiling(o.profile);
-           return vem;
-         },
-         [] {
-           return ComponentProbe{true, "this machine", {}};
-         }},
-        "one machine: fusion, merge cache, memory pool, blocks run in order"}});
+      {
+          {"node",
+           {make_node_vem,
+            [] {
+              return ComponentProbe{true, "this machine", {}};
+            }},
+           "one machine: fusion, merge cache, memory pool, blocks run in order"},
+#ifdef HASSIUM_HAVE_CLUSTER
+          {"cluster",
+           {make_cluster_vem, cluster::probe_cluster,
+            [](StackOptions& o) {
+              o.cpu.cache_dir = cluster::rank_cache_dir(o.cpu.cache_dir);
+              o.merge_cache_dir = cluster::rank_cache_dir(o.merge_cache_dir);
+              o.gpu_cache_dir = cluster::rank_cache_dir(o.gpu_cache_dir);
+            }},
+           "MPI ranks (mpirun -np P): bases block-distributed, halos exchanged per flush, each "
+           "rank's piece fused and run by the node VEM; one rank without mpirun"},
+#endif
+      });
   return registry;
 }
 
@@ -162,7 +190,9 @@ Stack build_stack(const StackOptions& options) {
   stack.filters = resolve_filters(list);
   const VemComponent& vem = vem_registry().find(options.vem).value;
   const EngineComponent& engine = engine_registry().find(options.engine).value;
-  stack.backend = vem.make(engine.make(options), options);
+  StackOptions o = options;
+  if (vem.adjust) vem.adjust(o);
+  stack.backend = vem.make(engine.make(o), o);
   stack.profile = options.profile;
 #ifndef NDEBUG
   stack.check = [](const Instruction& ins, size_t index) { verify_instruction(ins, index); };

@@ -50,6 +50,9 @@ struct EngineComponent {
 struct VemComponent {
   std::function<std::unique_ptr<Backend>(std::unique_ptr<Engine>, const StackOptions&)> make;
   std::function<ComponentProbe()> probe;
+  // Optional: changes the options before the engine is built (the cluster VEM gives each rank
+  // its own cache directories).
+  std::function<void(StackOptions&)> adjust = {};
 };
 
 // The engines and VEMs built into this library (ids "stack.engine", "stack.vem"). Adding one is

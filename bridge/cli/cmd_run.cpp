@@ -5,6 +5,7 @@
 #include <iostream>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "bridge/cli/command.h"
 #include "core/error.h"
@@ -101,16 +102,7 @@ void check_syncs_follow_writes(const Program& p) {
 
 // Runs the program as a frontend would: one flush, except that a SYNC of a base that a later
 // instruction writes or FREEs ends a flush there (the printed values are those at the SYNC).
-int run(const std::string& file, const std::string& algorithm, const std::string& cost_model) {
-  Program p = parse_file(file);
-  verify_program(p);
-  check_syncs_follow_writes(p);
-  StackOptions options = StackOptions::from_config(*Config::global());
-  if (!algorithm.empty()) options.fuser.algorithm = algorithm;
-  if (!cost_model.empty()) options.fuser.cost_model = cost_model;
-  Runtime& runtime = Runtime::instance();
-  install_stack(options, runtime);
-
+void run_program(const Program& p, Runtime& runtime) {
   std::unordered_map<const Base*, size_t> last_change; // last write or FREE, per base
   for (size_t i = 0; i < p.instrs.size(); ++i)
     if (p.instrs[i].op != Opcode::SYNC) last_change[p.instrs[i].out().base.get()] = i;
@@ -129,16 +121,52 @@ int run(const std::string& file, const std::string& algorithm, const std::string
     if (last_change.count(base) && last_change[base] > i) flush_and_print();
   }
   flush_and_print();
-  return 0;
+}
+
+// One program: its errors propagate (exit code 1). Several: each after a line "== FILE", an
+// error printed as "error: ..." (the runtime stays usable) and the next one run; exit code 1
+// when any failed. One process runs them all (`mpirun -np P hassium run` a whole corpus).
+int run(const std::vector<std::string>& files, const std::string& algorithm,
+        const std::string& cost_model) {
+  StackOptions options = StackOptions::from_config(*Config::global());
+  if (!algorithm.empty()) options.fuser.algorithm = algorithm;
+  if (!cost_model.empty()) options.fuser.cost_model = cost_model;
+  Runtime& runtime = Runtime::instance();
+  auto parse = [](const std::string& file) {
+    Program p = parse_file(file);
+    verify_program(p);
+    check_syncs_follow_writes(p);
+    return p;
+  };
+  if (files.size() == 1) {
+    Program p = parse(files[0]);
+    install_stack(options, runtime);
+    run_program(p, runtime);
+    return 0;
+  }
+  install_stack(options, runtime);
+  int rc = 0;
+  for (const std::string& file : files) {
+    std::cout << "== " << file << "\n";
+    try {
+      run_program(parse(file), runtime);
+    } catch (const UserError& e) {
+      std::cout << "error: " << e.what() << "\n";
+      rc = 1;
+    }
+  }
+  std::cout.flush();
+  return rc;
 }
 
 } // namespace
 
 HS_CLI_COMMAND(run) {
   auto* sub = app.add_subcommand("run", "execute a .hsb program; print each SYNC'd base");
-  static std::string file, algorithm, cost_model;
+  static std::vector<std::string> files;
+  static std::string algorithm, cost_model;
   static bool list_algorithms = false;
-  sub->add_option("file", file, "the program (.hsb)");
+  sub->add_option("files", files, "the program (.hsb); several run one after another");
   sub->add_option("--algorithm", algorithm,
                   "partition algorithm (default: [fuser] algorithm of the configuration)");
   sub->add_option("--cost-model", cost_model,
@@ -151,7 +179,7 @@ HS_CLI_COMMAND(run) {
       exit_code = 0;
       return;
     }
-    if (file.empty()) throw hassium::UserError("run: no program file given");
-    exit_code = run(file, algorithm, cost_model);
+    if (files.empty()) throw hassium::UserError("run: no program file given");
+    exit_code = run(files, algorithm, cost_model);
   });
 }

@@ -1,0 +1,45 @@
+"""Run by test_cluster_mpi.py under `mpirun -np P` (and as one process): counts the bytes the
+cluster VEM exchanges for a 2-D 5-point stencil step and for fused stencil-free steps, and prints
+full reductions (their repr, exact) for comparison across P."""
+import sys
+
+import hassium as np
+
+
+def exchanged():
+    p = np.profile()
+    return p["cluster_bytes_sent"], p["cluster_messages_sent"], p["cluster_ranks"]
+
+
+def main():
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+    grid = np.zeros((n, n))
+    grid[0, :] = 1.0
+    grid[:, 0] = -2.0
+    grid += np.arange(n * n, dtype=np.float64).reshape(n, n) * 1e-6
+    np.flush()
+    b0, m0, ranks = exchanged()
+    # One step: the interior from its four neighbours.
+    grid[1:-1, 1:-1] = 0.25 * (grid[:-2, 1:-1] + grid[2:, 1:-1] + grid[1:-1, :-2] + grid[1:-1, 2:])
+    np.flush()
+    b1, m1, _ = exchanged()
+    # k element-wise steps, no neighbours: nothing to exchange.
+    for _ in range(5):
+        grid *= 0.5
+        grid += 1.0
+    np.flush()
+    b2, m2, _ = exchanged()
+    print(f"ranks {ranks}")
+    print(f"stencil step: {b1 - b0} bytes in {m1 - m0} messages")
+    print(f"element-wise steps: {b2 - b1} bytes in {m2 - m1} messages")
+    print(f"sum {float(grid.sum())!r}")
+    print(f"sum axis 0 {float(grid.sum(axis=0)[7])!r}")
+    print(f"max {float(grid.max())!r} min {float(np.min(grid[1:, 3:]))!r}")
+    print(f"prod {float(np.prod(grid[::7, 5] * 0.01 + 1.0))!r}")
+    print(f"mean of squares {float((grid * grid).mean())!r}")
+    print(f"int sum {int(np.arange(3 * n * n, dtype=np.int64).sum())}")
+    print(f"checksum {float(grid[n // 2, n // 3])!r} {float(grid[-1, -1])!r}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Python programs on the cluster VEM under mpirun:
+
+    test_cluster_mpi.py stencil P [P ...]     stencil_halo.py at 1 rank and at each P
+    test_cluster_mpi.py benchmarks P          the 15 benchmarks/python programs at P ranks
+
+stencil: the bytes a 2-D 5-point stencil step exchanges are the halo exactly (two rows of the
+interior per internal cut: (P - 1) * 2 * (n - 2) * 8 bytes, 2 (P - 1) messages); five fused
+element-wise steps exchange nothing; every reduction prints the same repr at every P.
+benchmarks: each program prints what NumPy prints (test/python/test_main.py's comparison).
+"""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+sys.path.insert(0, str(ROOT / "test" / "python"))
+from test_main import assert_same_output  # noqa: E402
+
+sys.path.insert(0, str(HERE))
+from test_cluster_corpus import mpirun  # noqa: E402
+
+N = 400
+
+
+def run(cmd, env_extra):
+    env = dict(os.environ, HASSIUM_STACK_VEM="cluster", HASSIUM_PYTHON_FALLBACK_WARNINGS="0")
+    env.update(env_extra)
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    if r.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+    return r.stdout
+
+
+def stencil(ranks):
+    script = [sys.executable, str(HERE / "stencil_halo.py"), str(N)]
+    one = run(script, {}).splitlines()
+    failures = []
+    for p in ranks:
+        out = run(mpirun(p) + script, {}).splitlines()
+        halo = (p - 1) * 2 * (N - 2) * 8
+        want = [f"ranks {p}", f"stencil step: {halo} bytes in {2 * (p - 1)} messages",
+                "element-wise steps: 0 bytes in 0 messages"]
+        if out[:3] != want:
+            failures.append(f"P={p}: {out[:3]} != {want}")
+        if out[3:] != one[3:]:
+            failures.append(f"P={p}: reductions {out[3:]} != 1 rank {one[3:]}")
+        print(f"P={p}: {out[1]}; reductions bit-identical to 1 rank")
+    return failures
+
+
+def benchmarks(p):
+    failures = []
+    for script in sorted((ROOT / "benchmarks" / "python").glob("*.py")):
+        plain = run([sys.executable, str(script)], {"HASSIUM_STACK_VEM": "node"})
+        hs = run(mpirun(p) + [sys.executable, "-m", "hassium", str(script)], {})
+        try:
+            assert_same_output(hs, plain)
+            print(f"{script.name}: same output as NumPy at P={p}")
+        except AssertionError as e:
+            failures.append(f"{script.name}: {e}")
+    return failures
+
+
+def main(argv):
+    kind, ranks = argv[1], [int(p) for p in argv[2:]]
+    failures = stencil(ranks) if kind == "stencil" else benchmarks(ranks[0])
+    for f in failures:
+        print(f, file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,368 @@
+// plan_flush: owner computes, per-phase exchanges, chunked reductions, fallbacks to rank 0.
+#include "vem/cluster/plan.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "core/error.h"
+
+namespace hassium::cluster {
+
+namespace {
+constexpr uint64_t kTemporaryIds = uint64_t(1) << 62;
+// Reductions, scans and sorts along a later axis are cut by rows only where every rank's slice
+// has this many rows: the CPU engine splits such a loop along its first level when that has 8
+// or more iterations and along the axis otherwise, and the split decides the summation order.
+constexpr int64_t kMinRows = 8;
+
+// The element-wise operation that combines two partial results of a reduction.
+Opcode combine_op(Opcode reduce) {
+  switch (reduce) {
+  case Opcode::ADD_REDUCE:
+    return Opcode::ADD;
+  case Opcode::MULTIPLY_REDUCE:
+    return Opcode::MULTIPLY;
+  case Opcode::MINIMUM_REDUCE:
+    return Opcode::MINIMUM;
+  case Opcode::MAXIMUM_REDUCE:
+    return Opcode::MAXIMUM;
+  case Opcode::LOGICAL_AND_REDUCE:
+    return Opcode::LOGICAL_AND;
+  case Opcode::LOGICAL_OR_REDUCE:
+    return Opcode::LOGICAL_OR;
+  case Opcode::LOGICAL_XOR_REDUCE:
+    return Opcode::LOGICAL_XOR;
+  case Opcode::BITWISE_AND_REDUCE:
+    return Opcode::BITWISE_AND;
+  case Opcode::BITWISE_OR_REDUCE:
+    return Opcode::BITWISE_OR;
+  case Opcode::BITWISE_XOR_REDUCE:
+    return Opcode::BITWISE_XOR;
+  default:
+    break;
+  }
+  HS_INTERNAL_ASSERT(false) << "cluster: no combination for " << op_info(reduce).name;
+  return reduce;
+}
+
+int64_t row_elements(const View& v) {
+  int64_t n = 1;
+  for (int d = 1; d < v.ndim(); ++d) n *= v.shape[size_t(d)];
+  return n;
+}
+
+class Planner {
+public:
+  Planner(Directory& dir, int me, int ranks) : dir_(dir), me_(me), ranks_(ranks) { cur_ = fresh(); }
+
+  FlushPlan run(const Program& program) {
+    for (const Instruction& ins : program.instrs) dispatch(ins);
+    close();
+    for (Phase& p : plan_.phases)
+      for (auto* lists : {&p.in, &p.out, &p.post_in, &p.post_out})
+        for (auto& l : *lists) merge(l);
+    return std::move(plan_);
+  }
+
+private:
+  Phase fresh() const {
+    Phase p;
+    for (auto* l : {&p.in, &p.out, &p.post_in, &p.post_out}) l->resize(size_t(ranks_));
+    return p;
+  }
+  void close() {
+    // Every rank keeps the same phases (each ends with a collective), so what counts is what
+    // any rank does in it, not this rank's part.
+    if (items_) plan_.phases.push_back(std::move(cur_));
+    items_ = 0;
+    cur_ = fresh();
+    written_.clear();
+    syncing_.clear();
+  }
+  static void merge(std::vector<Piece>& l) {
+    std::sort(l.begin(), l.end(), [](const Piece& a, const Piece& b) {
+      return a.id != b.id ? a.id < b.id : a.lo < b.lo;
+    });
+    std::vector<Piece> out;
+    for (const Piece& p : l) {
+      if (!out.empty() && out.back().id == p.id && p.lo <= out.back().hi)
+        out.back().hi = std::max(out.back().hi, p.hi);
+      else
+        out.push_back(p);
+    }
+    l = std::move(out);
+  }
+  const BaseEntry& entry(const View& v) const {
+    auto it = dir_.find(v.base.get());
+    HS_INTERNAL_ASSERT(it != dir_.end()) << "cluster: base " << v.base->name << " not registered";
+    return it->second;
+  }
+  // Rank `to` needs span `s` of v's base from its owner, in lists in/out of the phase.
+  void need(std::vector<std::vector<Piece>>& in, std::vector<std::vector<Piece>>& out, int to,
+            const Span& s, const View& v) {
+    const Piece p{entry(v).id, v.base.get(), s.lo, s.hi};
+    if (to == me_) in[size_t(s.owner)].push_back(p);
+    if (s.owner == me_) out[size_t(to)].push_back(p);
+  }
+
+  void dispatch(const Instruction& ins) {
+    if (ins.op == Opcode::FREE) {
+      if (syncing_.count(ins.out().base.get())) close();
+      ++items_;
+      cur_.local.instrs.push_back(ins);
+      return;
+    }
+    if (ins.op == Opcode::SYNC) {
+      ++items_;
+      if (me_ == 0) cur_.local.instrs.push_back(ins);
+      cur_.syncs.push_back(ins.out().base.get());
+      syncing_.insert(ins.out().base.get());
+      return;
+    }
+    if (ins.out().size() == 0) return; // writes nothing
+    const OpInfo& info = ins.info();
+    switch (info.family) {
+    case Family::ELEMENTWISE:
+      return place(ins, 0, 1);
+    case Family::REDUCTION:
+      return ins.axis() == 0 ? reduce_axis0(ins) : place(ins, 0, kMinRows);
+    case Family::SCAN:
+      return ins.axis() == 0 ? fallback(ins) : place(ins, 0, kMinRows);
+    case Family::GENERATOR:
+      if (ins.op == Opcode::RANGE && is_float(ins.out().dtype())) {
+        // float(i) + float(first) is float(i + first) while every position is exact.
+        const int bits = ins.out().dtype() == DType::FLOAT32 ? 24 : 53;
+        if (ins.out().size() > (int64_t(1) << bits)) return fallback(ins);
+      }
+      return place(ins, 0, 1);
+    case Family::EXTENSION:
+      if ((ins.op == Opcode::SORT || ins.op == Opcode::ARGSORT) && ins.axis() > 0)
+        return place(ins, 0, kMinRows);
+      return fallback(ins);
+    default:
+      return fallback(ins);
+    }
+  }
+
+  // Owner computes: each rank the rows of the output it owns, inputs' remote rows fetched.
+  // `in_dim`: the inputs' dimension that runs with the output's rows (1 for an axis-0 reduce).
+  void place(const Instruction& ins, int in_dim, int64_t min_rows) {
+    const View& out = ins.out();
+    auto rows = owned_rows(out, entry(out).dist, ranks_);
+    if (!rows) return fallback(ins);
+    const auto nonempty =
+        std::count_if(rows->begin(), rows->end(), [](const auto& r) { return r.first < r.second; });
+    if (nonempty > 1)
+      for (const auto& [a, b] : *rows)
+        if (a < b && b - a < min_rows) return fallback(ins);
+    std::vector<std::pair<int, std::pair<Span, const View*>>> needs;
+    std::vector<Span> spans;
+    for (int r = 0; r < ranks_; ++r) {
+      const auto [a, b] = (*rows)[size_t(r)];
+      if (a >= b) continue;
+      for (size_t k = 1; k < ins.operands.size(); ++k) {
+        if (!ins.is_view(k)) continue;
+        const View& v = ins.view(k);
+        spans.clear();
+        if (out.ndim() == 0 || v.ndim() <= in_dim)
+          remote_spans(v, 0, 0, v.ndim() ? v.shape[0] : 1, entry(v).dist, r, spans);
+        else
+          remote_spans(v, in_dim, a, b, entry(v).dist, r, spans);
+        for (const Span& s : spans) needs.push_back({r, {s, &v}});
+      }
+    }
+    bool conflict = syncing_.count(out.base.get()) > 0;
+    for (const auto& n : needs) conflict = conflict || written_.count(n.second.second->base.get());
+    if (conflict) close();
+    ++items_;
+    for (const auto& [to, sv] : needs) need(cur_.in, cur_.out, to, sv.first, *sv.second);
+    const auto [a, b] = (*rows)[size_t(me_)];
+    if (a < b) emit_local(ins, a, b, in_dim);
+    written_.insert(out.base.get());
+  }
+
+  // This rank's rows [a, b) of `ins`.
+  void emit_local(const Instruction& ins, int64_t a, int64_t b, int in_dim) {
+    Instruction s = ins;
+    if (ins.out().ndim() > 0) {
+      for (size_t k = 0; k < s.operands.size(); ++k) {
+        if (!s.is_view(k)) continue;
+        View& v = s.view(k);
+        const int d = k == 0 ? 0 : in_dim;
+        if (v.ndim() <= d) continue;
+        v.offset += a * v.stride[size_t(d)];
+        v.shape[size_t(d)] = b - a;
+      }
+    }
+    const int64_t first = ins.out().ndim() > 0 ? a * row_elements(ins.out()) : 0;
+    if (ins.op == Opcode::RANDOM && first > 0)
+      s.operands[2] = Scalar::of_uint(ins.constant(2).as_uint() + uint64_t(first));
+    cur_.local.instrs.push_back(s);
+    if (ins.op == Opcode::RANGE && first > 0) {
+      const DType t = ins.out().dtype();
+      const Scalar shift =
+          is_float(t) ? Scalar::of_float(double(first), t) : Scalar::of_int(first).cast(t);
+      cur_.local.instrs.push_back(Instruction(Opcode::ADD, {s.view(0), s.view(0), shift}));
+    }
+  }
+
+  // Reduction along axis 0, pairwise and element-wise: level k + 1 holds row i = row 2i op
+  // row 2i + 1 of level k (an odd last row carried as is), until one row is left, the result.
+  // Element-wise instructions give the same bits however the rows are cut, so the result is the
+  // same for every P (README.md, Reductions); each level's pairs are local but at the cuts.
+  void reduce_axis0(const Instruction& ins) {
+    const View& in = ins.view(1);
+    const View& out = ins.out();
+    const int64_t rows = in.shape[0], rest = out.size();
+    if (rows == 0) return fallback(ins);
+    const Opcode op = combine_op(ins.op);
+    auto row_shape = [&](int64_t n) {
+      Dims d{n};
+      for (int64_t x : out.shape) d.push_back(x);
+      return d;
+    };
+    View cur = in;
+    for (int64_t n = rows; n > 1;) {
+      const int64_t half = n / 2, next = n - half;
+      BasePtr t = make_base("cluster_level" + std::to_string(next_temp_ - kTemporaryIds),
+                            out.dtype(), next * rest);
+      BaseEntry e;
+      e.id = next_temp_++;
+      e.hold = t;
+      e.dist = level_dist(cur, next, rest);
+      dir_[t.get()] = e;
+      plan_.temporaries.push_back(t);
+      View even = cur;
+      even.shape[0] = half;
+      even.stride[0] = 2 * cur.stride[0];
+      View odd = even;
+      odd.offset += cur.stride[0];
+      place(Instruction(op, {View::contiguous(t, row_shape(half)), even, odd}), 0, 1);
+      if (next > half) {
+        View last = cur;
+        last.offset += (n - 1) * cur.stride[0];
+        last.shape[0] = 1;
+        place(Instruction(Opcode::IDENTITY, {View::contiguous(t, row_shape(1), half * rest), last}),
+              0, 1);
+      }
+      if (cur.base != in.base) dispatch(Instruction(Opcode::FREE, {View::whole(cur.base)}));
+      cur = View::contiguous(t, row_shape(next));
+      n = next;
+    }
+    View first = cur;
+    first.shape.erase(first.shape.begin());
+    first.stride.erase(first.stride.begin());
+    place(Instruction(Opcode::IDENTITY, {out, first}), 0, 1);
+    if (cur.base != in.base) dispatch(Instruction(Opcode::FREE, {View::whole(cur.base)}));
+  }
+
+  // A level of `next` rows made from `cur`'s rows: rank r's rows are the pairs that start in
+  // its rows of `cur` (block_dist where those rows are not cut by owner).
+  Dist level_dist(const View& cur, int64_t next, int64_t rest) const {
+    Dist d = block_dist(next * rest, rest, ranks_);
+    auto rows = owned_rows(cur, entry(cur).dist, ranks_);
+    if (!rows || cur.stride[0] <= 0) return d;
+    int64_t start = 0;
+    for (int r = 1; r < ranks_; ++r) {
+      const auto [a, b] = (*rows)[size_t(r) - 1];
+      if (a < b) start = b;
+      d.bounds[size_t(r)] = std::min((start + 1) / 2, next) * rest;
+    }
+    return d;
+  }
+
+  // Not distributed: rank 0 gathers the bounding range of every operand, runs the instruction
+  // and sends the output's range back to its owners; a phase of its own.
+  void fallback(const Instruction& ins) {
+    ++plan_.fallbacks;
+    const View& out = ins.out();
+    if (ranks_ == 1) {
+      ++items_;
+      cur_.local.instrs.push_back(ins);
+      written_.insert(out.base.get());
+      return;
+    }
+    close();
+    ++items_;
+    cur_.fallback = true;
+    std::vector<Span> spans;
+    for (size_t k = 0; k < ins.operands.size(); ++k) {
+      if (!ins.is_view(k)) continue;
+      spans.clear();
+      remote_bounds(ins.view(k), entry(ins.view(k)).dist, 0, spans);
+      for (const Span& s : spans) need(cur_.in, cur_.out, 0, s, ins.view(k));
+    }
+    if (me_ == 0) cur_.local.instrs.push_back(ins);
+    spans.clear();
+    remote_bounds(out, entry(out).dist, 0, spans);
+    for (const Span& s : spans) {
+      const Piece p{entry(out).id, out.base.get(), s.lo, s.hi};
+      if (me_ == 0) cur_.post_out[size_t(s.owner)].push_back(p);
+      if (me_ == s.owner) cur_.post_in[0].push_back(p);
+    }
+    close();
+  }
+
+  Directory& dir_;
+  int me_, ranks_;
+  FlushPlan plan_;
+  Phase cur_;
+  std::unordered_set<const Base*> written_, syncing_;
+  uint64_t next_temp_ = kTemporaryIds;
+  int64_t items_ = 0; // instructions placed in the phase at hand, on any rank
+};
+} // namespace
+
+namespace {
+// `base` cut where rank r's rows of `partner` (on a distributed base) meet `mine` (a view of
+// `base` of the same shape, row by row); false where they cannot be matched so.
+bool cut_like(Dist& d, const Base& base, const View& mine, const View& partner,
+              const Directory& dir, int ranks) {
+  auto known = dir.find(partner.base.get());
+  if (known == dir.end() || mine.shape != partner.shape || mine.ndim() == 0 ||
+      mine.stride[0] <= 0 || partner.stride[0] <= 0)
+    return false;
+  auto rows = owned_rows(partner, known->second.dist, ranks);
+  if (!rows) return false;
+  const int64_t row = mine.stride[0];
+  if (d.row != row && base.nelem % row == 0 && mine.offset % row == 0 && row > 1)
+    d = block_dist(base.nelem, row, ranks);
+  int64_t start = 0;
+  for (int r = 1; r < ranks; ++r) {
+    const auto [a, b] = (*rows)[size_t(r) - 1];
+    if (a < b) start = b;
+    const int64_t at = mine.offset + start * row;
+    d.bounds[size_t(r)] = std::clamp(at - at % d.row, d.bounds[size_t(r) - 1], base.nelem);
+  }
+  return true;
+}
+} // namespace
+
+Dist aligned_dist(const Base& base, const Program& program, const std::vector<const View*>& views,
+                  const Directory& dir, int ranks) {
+  Dist d = block_dist(base.nelem, row_length(base, views), ranks);
+  // Cut as the element-wise instruction that reads it into a distributed base computes: then
+  // that consumer finds its rows of the temporary at home (the frontend's last temporary of an
+  // expression is read by the assignment to the user's array).
+  for (const Instruction& ins : program.instrs) {
+    if (ins.info().family != Family::ELEMENTWISE || ins.out().base.get() == &base) continue;
+    for (size_t k = 1; k < ins.operands.size(); ++k)
+      if (ins.is_view(k) && ins.view(k).base.get() == &base &&
+          cut_like(d, base, ins.view(k), ins.out(), dir, ranks))
+        return d;
+  }
+  // Else as its first writer's inputs.
+  for (const Instruction& ins : program.instrs) {
+    if (ins.is_system() || ins.out().base.get() != &base) continue;
+    for (size_t k = 1; k < ins.operands.size(); ++k)
+      if (ins.is_view(k) && cut_like(d, base, ins.out(), ins.view(k), dir, ranks)) return d;
+    break;
+  }
+  return d;
+}
+
+FlushPlan plan_flush(const Program& program, Directory& dir, int me, int ranks) {
+  return Planner(dir, me, ranks).run(program);
+}
+
+} // namespace hassium::cluster
