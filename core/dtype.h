@@ -33,7 +33,7 @@ inline constexpr int kNumDTypes = 13;
 std::string_view dtype_name(DType t); // "float64"
 std::optional<DType> parse_dtype(std::string_view name);
 // Bytes per element (inline: element reads and stores ask it for every access).
-inline int dtype_size(DType t) {
+constexpr int dtype_size(DType t) {
   constexpr int sizes[] = {
 #define HS_X(ENUM, name, ctype, size) size,
       HS_DTYPES(HS_X)
@@ -43,23 +43,26 @@ inline int dtype_size(DType t) {
 }
 std::string_view dtype_names_list(); // "bool, int8, ..., complex128"
 
-inline bool is_bool(DType t) {
+constexpr bool is_bool(DType t) {
   return t == DType::BOOL;
 }
-inline bool is_signed_int(DType t) {
+constexpr bool is_signed_int(DType t) {
   return t >= DType::INT8 && t <= DType::INT64;
 }
-inline bool is_unsigned_int(DType t) {
+constexpr bool is_unsigned_int(DType t) {
   return t >= DType::UINT8 && t <= DType::UINT64;
 }
-inline bool is_integer(DType t) {
+constexpr bool is_integer(DType t) {
   return is_signed_int(t) || is_unsigned_int(t);
 }
-inline bool is_float(DType t) {
+constexpr bool is_float(DType t) {
   return t == DType::FLOAT32 || t == DType::FLOAT64;
 }
-inline bool is_complex(DType t) {
+constexpr bool is_complex(DType t) {
   return t == DType::COMPLEX64 || t == DType::COMPLEX128;
+}
+constexpr bool is_inexact(DType t) {
+  return is_float(t) || is_complex(t);
 }
 // The real type of a complex one (complex64 -> float32); other types map to themselves.
 DType real_part_type(DType t);

@@ -31,40 +31,11 @@ namespace hassium::frontend {
 enum class scalar_kind : uint8_t { boolean, integer, floating, complex };
 
 namespace types_detail {
-constexpr int size_of(DType t) {
-  switch (t) {
-#define HS_X(ENUM, name, ctype, size)                                                              \
-  case DType::ENUM:                                                                                \
-    return size;
-    HS_DTYPES(HS_X)
-#undef HS_X
-  }
-  return 0;
-}
-// dtype.h's predicates are not constexpr; these are.
-constexpr bool is_sint(DType t) {
-  return t >= DType::INT8 && t <= DType::INT64;
-}
-constexpr bool is_uint(DType t) {
-  return t >= DType::UINT8 && t <= DType::UINT64;
-}
-constexpr bool is_int(DType t) {
-  return is_sint(t) || is_uint(t);
-}
-constexpr bool is_real_float(DType t) {
-  return t == DType::FLOAT32 || t == DType::FLOAT64;
-}
-constexpr bool is_cplx(DType t) {
-  return t == DType::COMPLEX64 || t == DType::COMPLEX128;
-}
-constexpr bool is_inexact(DType t) {
-  return is_real_float(t) || is_cplx(t);
-}
 // Bytes of the float precision NumPy uses to hold a value of t exactly enough: 4 for float32,
 // complex64 and integers of up to 2 bytes (NumPy: float16 for 1-byte ones), 8 otherwise.
 constexpr int float_bytes(DType t) {
   if (t == DType::FLOAT32 || t == DType::COMPLEX64) return 4;
-  if (t == DType::BOOL || (is_int(t) && size_of(t) <= 2)) return 4;
+  if (t == DType::BOOL || (is_integer(t) && dtype_size(t) <= 2)) return 4;
   return 8;
 }
 constexpr DType signed_of_size(int bytes) {
@@ -76,9 +47,9 @@ constexpr DType signed_of_size(int bytes) {
 // NumPy's same_kind order: bool < unsigned < signed < float < complex.
 constexpr int cast_kind(DType t) {
   if (t == DType::BOOL) return 0;
-  if (is_uint(t)) return 1;
-  if (is_sint(t)) return 2;
-  if (is_real_float(t)) return 3;
+  if (is_unsigned_int(t)) return 1;
+  if (is_signed_int(t)) return 2;
+  if (is_float(t)) return 3;
   return 4;
 }
 } // namespace types_detail
@@ -89,16 +60,16 @@ constexpr DType promote(DType a, DType b) {
   if (a == b) return a;
   if (a == DType::BOOL) return b;
   if (b == DType::BOOL) return a;
-  if (is_int(a) && is_int(b)) {
-    if (is_sint(a) == is_sint(b)) return size_of(a) >= size_of(b) ? a : b;
-    DType s = is_sint(a) ? a : b;
-    DType u = is_sint(a) ? b : a;
-    if (size_of(s) > size_of(u)) return s;
-    if (size_of(u) == 8) return DType::FLOAT64;
-    return signed_of_size(2 * size_of(u));
+  if (is_integer(a) && is_integer(b)) {
+    if (is_signed_int(a) == is_signed_int(b)) return dtype_size(a) >= dtype_size(b) ? a : b;
+    DType s = is_signed_int(a) ? a : b;
+    DType u = is_signed_int(a) ? b : a;
+    if (dtype_size(s) > dtype_size(u)) return s;
+    if (dtype_size(u) == 8) return DType::FLOAT64;
+    return signed_of_size(2 * dtype_size(u));
   }
   int bytes = float_bytes(a) > float_bytes(b) ? float_bytes(a) : float_bytes(b);
-  if (is_cplx(a) || is_cplx(b)) return bytes == 4 ? DType::COMPLEX64 : DType::COMPLEX128;
+  if (is_complex(a) || is_complex(b)) return bytes == 4 ? DType::COMPLEX64 : DType::COMPLEX128;
   return bytes == 4 ? DType::FLOAT32 : DType::FLOAT64;
 }
 
@@ -110,9 +81,9 @@ constexpr DType promote_weak(DType a, scalar_kind k) {
   case scalar_kind::integer:
     return a == DType::BOOL ? DType::INT64 : a;
   case scalar_kind::floating:
-    return types_detail::is_inexact(a) ? a : DType::FLOAT64;
+    return is_inexact(a) ? a : DType::FLOAT64;
   case scalar_kind::complex:
-    if (types_detail::is_cplx(a)) return a;
+    if (is_complex(a)) return a;
     return a == DType::FLOAT32 ? DType::COMPLEX64 : DType::COMPLEX128;
   }
   return a;
@@ -125,7 +96,7 @@ constexpr bool can_cast_same_kind(DType from, DType to) {
 
 // The float type a float function of t computes in (t itself when already inexact).
 constexpr DType float_type(DType t) {
-  if (types_detail::is_inexact(t)) return t;
+  if (is_inexact(t)) return t;
   return types_detail::float_bytes(t) == 4 ? DType::FLOAT32 : DType::FLOAT64;
 }
 
@@ -146,7 +117,7 @@ constexpr DTypeSet op_types(Opcode op) {
 // when NumPy has no loop for it (a compile error in the array API).
 constexpr std::optional<DType> compute_dtype(Opcode op, DType t) {
   const DTypeSet allowed = op_types(op);
-  if (op == Opcode::DIVIDE && !types_detail::is_inexact(t)) return DType::FLOAT64;
+  if (op == Opcode::DIVIDE && !is_inexact(t)) return DType::FLOAT64;
   if (dtype_in(t, allowed)) return t;
   switch (op) {
   case Opcode::SUBTRACT:
@@ -165,7 +136,7 @@ constexpr std::optional<DType> compute_dtype(Opcode op, DType t) {
     break;
   }
   // Float functions of integers (sqrt, exp, arctan2, ...) compute in a float type.
-  if (!types_detail::is_inexact(t) && (allowed & types::F) != 0 &&
+  if (!is_inexact(t) && (allowed & types::F) != 0 &&
       (allowed & (types::I | types::U)) == 0) {
     DType f = float_type(t);
     if (dtype_in(f, allowed)) return f;
@@ -202,13 +173,13 @@ constexpr DType result_dtype(Opcode op, DType t) {
 // NumPy's accumulator type of sum, prod and cumsum: small signed ints and bool go to int64,
 // unsigned ints to uint64, inexact types stay.
 constexpr DType sum_dtype(DType t) {
-  if (t == DType::BOOL || types_detail::is_sint(t)) return DType::INT64;
-  if (types_detail::is_uint(t)) return DType::UINT64;
+  if (t == DType::BOOL || is_signed_int(t)) return DType::INT64;
+  if (is_unsigned_int(t)) return DType::UINT64;
   return t;
 }
 // The type of mean: float64 for bool and integers, else the type itself.
 constexpr DType mean_dtype(DType t) {
-  return types_detail::is_inexact(t) ? t : DType::FLOAT64;
+  return is_inexact(t) ? t : DType::FLOAT64;
 }
 
 // The dtype a weak scalar of kind k has on its own (NumPy's default: int64, float64, complex128).
@@ -221,8 +192,8 @@ constexpr DType weak_dtype(scalar_kind k) {
 constexpr bool int_constant_fits(const Scalar& s, DType t) {
   using namespace types_detail;
   if (s.dtype == t) return true;
-  const int bits = 8 * size_of(t);
-  if (is_sint(t)) {
+  const int bits = 8 * dtype_size(t);
+  if (is_signed_int(t)) {
     const int64_t hi = bits == 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1;
     const int64_t lo = -hi - 1;
     return s.dtype == DType::INT64 ? s.i >= lo && s.i <= hi : s.u <= uint64_t(hi);

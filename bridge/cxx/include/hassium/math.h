@@ -52,8 +52,8 @@ HS_UNARY_FUNCTION(rint, RINT)
 #undef HS_UNARY_FUNCTION
 
 namespace detail {
-template <element T> constexpr bool is_inexact_v = types_detail::is_inexact(dtype_of<T>);
-template <element T> constexpr bool is_complex_v = types_detail::is_cplx(dtype_of<T>);
+template <element T> constexpr bool is_inexact_v = is_inexact(dtype_of<T>);
+template <element T> constexpr bool is_complex_v = is_complex(dtype_of<T>);
 } // namespace detail
 
 // Rounding: a copy for integers and bools.
