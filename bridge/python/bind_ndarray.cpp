@@ -256,51 +256,47 @@ template <typename F> PyType_Slot slot(int id, F* f) {
   return {id, reinterpret_cast<void*>(f)};
 }
 
+// An arithmetic or bitwise operator: its binary and in-place slots, both the ufunc `Name`.
+template <const char* Name>
+void add_operator(std::vector<PyType_Slot>& slots, int binary, int in_place) {
+  slots.push_back(slot(binary, binary_slot<Name>));
+  slots.push_back(slot(in_place, inplace_slot<Name>));
+}
+
 // The type with its slots (the methods are bound in bind_ndarray()).
 PyTypeObject* make_ndarray_type() {
+  std::vector<PyType_Slot> slots = {
+      slot(Py_tp_new, new_slot),
+      slot(Py_tp_hash, PyObject_HashNotImplemented),
+      slot(Py_tp_richcompare, richcompare_slot),
+      slot(Py_mp_subscript, getitem_slot),
+      slot(Py_mp_ass_subscript, setitem_slot),
+      slot(Py_bf_getbuffer, getbuffer_slot),
+      slot(Py_bf_releasebuffer, releasebuffer_slot),
+      slot(Py_nb_bool, bool_slot),
+      slot(Py_nb_power, power_slot),
+      slot(Py_nb_inplace_power, inplace_power_slot),
+      slot(Py_nb_divmod, divmod_slot),
+      slot(Py_nb_matrix_multiply, matmul_slot),
+      slot(Py_nb_negative, unary_slot<kNegative>),
+      slot(Py_nb_positive, unary_slot<kPositive>),
+      slot(Py_nb_absolute, unary_slot<kAbsolute>),
+      slot(Py_nb_invert, unary_slot<kInvert>),
+  };
+  add_operator<kAdd>(slots, Py_nb_add, Py_nb_inplace_add);
+  add_operator<kSubtract>(slots, Py_nb_subtract, Py_nb_inplace_subtract);
+  add_operator<kMultiply>(slots, Py_nb_multiply, Py_nb_inplace_multiply);
+  add_operator<kDivide>(slots, Py_nb_true_divide, Py_nb_inplace_true_divide);
+  add_operator<kFloorDivide>(slots, Py_nb_floor_divide, Py_nb_inplace_floor_divide);
+  add_operator<kRemainder>(slots, Py_nb_remainder, Py_nb_inplace_remainder);
+  add_operator<kLeftShift>(slots, Py_nb_lshift, Py_nb_inplace_lshift);
+  add_operator<kRightShift>(slots, Py_nb_rshift, Py_nb_inplace_rshift);
+  add_operator<kBitwiseAnd>(slots, Py_nb_and, Py_nb_inplace_and);
+  add_operator<kBitwiseOr>(slots, Py_nb_or, Py_nb_inplace_or);
+  add_operator<kBitwiseXor>(slots, Py_nb_xor, Py_nb_inplace_xor);
   return NdarrayType::create("hassium._hassium.ndarray",
                              "A lazy NumPy-compatible array: a view of a hassium base.",
-                             {
-                                 slot(Py_tp_new, new_slot),
-                                 slot(Py_tp_hash, PyObject_HashNotImplemented),
-                                 slot(Py_tp_richcompare, richcompare_slot),
-                                 slot(Py_mp_subscript, getitem_slot),
-                                 slot(Py_mp_ass_subscript, setitem_slot),
-                                 slot(Py_bf_getbuffer, getbuffer_slot),
-                                 slot(Py_bf_releasebuffer, releasebuffer_slot),
-                                 slot(Py_nb_bool, bool_slot),
-                                 slot(Py_nb_add, binary_slot<kAdd>),
-                                 slot(Py_nb_subtract, binary_slot<kSubtract>),
-                                 slot(Py_nb_multiply, binary_slot<kMultiply>),
-                                 slot(Py_nb_true_divide, binary_slot<kDivide>),
-                                 slot(Py_nb_floor_divide, binary_slot<kFloorDivide>),
-                                 slot(Py_nb_remainder, binary_slot<kRemainder>),
-                                 slot(Py_nb_lshift, binary_slot<kLeftShift>),
-                                 slot(Py_nb_rshift, binary_slot<kRightShift>),
-                                 slot(Py_nb_and, binary_slot<kBitwiseAnd>),
-                                 slot(Py_nb_or, binary_slot<kBitwiseOr>),
-                                 slot(Py_nb_xor, binary_slot<kBitwiseXor>),
-                                 slot(Py_nb_power, power_slot),
-                                 slot(Py_nb_divmod, divmod_slot),
-                                 slot(Py_nb_matrix_multiply, matmul_slot),
-                                 slot(Py_nb_inplace_add, inplace_slot<kAdd>),
-                                 slot(Py_nb_inplace_subtract, inplace_slot<kSubtract>),
-                                 slot(Py_nb_inplace_multiply, inplace_slot<kMultiply>),
-                                 slot(Py_nb_inplace_true_divide, inplace_slot<kDivide>),
-                                 slot(Py_nb_inplace_floor_divide, inplace_slot<kFloorDivide>),
-                                 slot(Py_nb_inplace_remainder, inplace_slot<kRemainder>),
-                                 slot(Py_nb_inplace_lshift, inplace_slot<kLeftShift>),
-                                 slot(Py_nb_inplace_rshift, inplace_slot<kRightShift>),
-                                 slot(Py_nb_inplace_and, inplace_slot<kBitwiseAnd>),
-                                 slot(Py_nb_inplace_or, inplace_slot<kBitwiseOr>),
-                                 slot(Py_nb_inplace_xor, inplace_slot<kBitwiseXor>),
-                                 slot(Py_nb_inplace_power, inplace_power_slot),
-                                 slot(Py_nb_negative, unary_slot<kNegative>),
-                                 slot(Py_nb_positive, unary_slot<kPositive>),
-                                 slot(Py_nb_absolute, unary_slot<kAbsolute>),
-                                 slot(Py_nb_invert, unary_slot<kInvert>),
-                             },
-                             /*instance_dict=*/false);
+                             std::move(slots), /*instance_dict=*/false);
 }
 
 } // namespace
