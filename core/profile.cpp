@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <ostream>
 #include <sstream>
+#include <string_view>
 
 namespace hassium {
 
@@ -90,7 +91,18 @@ void print_profile(std::ostream& os, const ProfileCounters& c) {
     os << "  " << std::left << std::setw(34) << label + ": " << std::right << value << "\n";
   };
   os << "hassium profile:\n";
-#define HS_X(field, type, label) line(label, c.field);
+  // The GPU engines' and the cluster VEM's counters only where that component ran (a CPU engine
+  // on one node prints none of their zeros).
+  bool device = false, cluster = false;
+#define HS_X(field, type, label)                                                                   \
+  device |= std::string_view(#field).starts_with("device_") && c.field != type{};                  \
+  cluster |= std::string_view(#field).starts_with("cluster_") && c.field != type{};
+  HS_PROFILE_COUNTERS(HS_X)
+#undef HS_X
+#define HS_X(field, type, label)                                                                   \
+  if ((device || !std::string_view(#field).starts_with("device_")) &&                              \
+      (cluster || !std::string_view(#field).starts_with("cluster_")))                              \
+    line(label, c.field);
   HS_PROFILE_COUNTERS(HS_X)
 #undef HS_X
   line("merge-cache hit rate",
