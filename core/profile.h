@@ -2,12 +2,18 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
 
 namespace hassium {
+
+// Seconds from t0 to now on the steady clock: every timing the profile reports is taken so.
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 // X(field, type, label): one list drives the struct, the sum and the printout.
 #define HS_PROFILE_COUNTERS(X)                                                                     \

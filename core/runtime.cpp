@@ -1,5 +1,6 @@
 // Runtime: pending program, flush pipeline (filters, then the backend), counters, exit hook.
 #include "core/runtime.h"
+#include "core/profile.h"
 
 #include <algorithm>
 #include <array>
@@ -12,13 +13,6 @@
 #include "core/interrupt.h"
 
 namespace hassium {
-
-namespace {
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-} // namespace
 
 Runtime::~Runtime() {
   shutdown();

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/profile.h"
 #include "test/ve/cuda_check_kernels.h"
 #include "ve/cuda/cuda_device.h"
 #include "ve/cuda/cuda_driver.h"
@@ -41,10 +42,6 @@ void report(bool ok, const std::string& what, const std::string& detail = {}) {
   std::printf("  %s  %s%s%s\n", ok ? "PASS" : "FAIL", what.c_str(), detail.empty() ? "" : ": ",
               detail.c_str());
   std::fflush(stdout);
-}
-
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
 int64_t bits(double x) {

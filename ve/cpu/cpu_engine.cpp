@@ -4,6 +4,7 @@
 // indices, negative integer powers) become UserErrors. With tiered compilation a new kernel
 // runs on fast-tier machine code until the background compiler's optimized code replaces it.
 #include "ve/cpu/cpu_engine.h"
+#include "core/profile.h"
 
 #include <chrono>
 #include <sstream>
@@ -14,12 +15,12 @@
 #include "ve/cpu/background_compiler.h"
 #include "ve/cpu/code_pages.h"
 #include "ve/cpu/jit_compiler.h"
-#include "ve/cpu/plan.h"
 #include "ve/cpu/launcher.h"
 #include "ve/cpu/matmul.h"
 #include "ve/cpu/object_cache.h"
 #include "ve/cpu/openmp.h"
 #include "ve/cpu/parallel_choice.h"
+#include "ve/cpu/plan.h"
 #include "ve/cpu/sorting.h"
 
 namespace hassium {
@@ -36,10 +37,6 @@ const Registry<KernelCacheMode>& kernel_cache_registry() {
 namespace cpu {
 namespace {
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 // The instruction of a block a kernel error is about.
 const Instruction* find_op(const KernelBlock& block, Opcode op) {

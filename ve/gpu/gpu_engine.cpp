@@ -5,6 +5,7 @@
 // the error record read at the end of a flush that ran checked kernels, and the embedded CPU
 // engine for unsupported blocks.
 #include "ve/gpu/gpu_engine.h"
+#include "core/profile.h"
 
 #include <chrono>
 #include <cstdio>
@@ -34,10 +35,6 @@ using plan::ArrayRole;
 using plan::KernelPlan;
 using plan::PlanArray;
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 // Whether a block's kernel can report bad data (checked at the end of the flush).
 bool has_checks(const KernelPlan& p) {

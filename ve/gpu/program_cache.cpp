@@ -1,6 +1,7 @@
 // ProgramCache: memory map by key, then the disk (`<key>.gpuprog`: a header naming the key, then
 // the device's program binary), then the compiler.
 #include "ve/gpu/program_cache.h"
+#include "core/profile.h"
 
 #include <chrono>
 #include <cstdio>
@@ -15,9 +16,6 @@ namespace {
 constexpr const char* kMagic = "hassium-gpu-program 1\n";
 constexpr size_t kMaxFile = size_t(256) << 20;
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 } // namespace
 
 std::string ProgramCache::key(const std::string& source) const {
