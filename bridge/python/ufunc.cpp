@@ -280,7 +280,8 @@ struct Call {
   std::optional<DType> dtype;
   Casting casting = Casting::same_kind;
 };
-// The outputs' arrays of a call (given or fresh), one per output.
+// What apply() gives, one per output: the fresh output's array, or an empty Array where the call
+// gave the output (its caller holds that one).
 using Results = boost::container::static_vector<Array, 2>;
 
 // Appends the input operand for an instruction writing `target`: a constant (already in the
