@@ -5,6 +5,8 @@
 //   cuda_engine_check [--device cuda|opencl] [--cases DIR] [--match TEXT] [--ulps N] [--verbose]
 //   cuda_engine_check [--device ...] --bench TRACE.hsb [--bench ...] [--size N] [--repeat R]
 //     times traces (benchmarks/traces) scaled to N elements on both engines
+//   cuda_engine_check --device recorder --sources DIR --bench TRACE.hsb ... [--size N]
+//     no GPU: writes the CUDA C programs the traces generate to DIR/prog-K.cu (for ptxas -v)
 // Exit 77: no such device here (the reason is printed).
 #include <algorithm>
 #include <chrono>
@@ -29,6 +31,7 @@
 #include "core/runtime.h"
 #include "ir/fusion/merge_cache.h"
 #include "ir/text/parser.h"
+#include "test/ve/cuda_source_recorder.h"
 #include "ve/cpu/cpu_engine.h"
 #include "ve/cuda/cuda_device.h"
 #include "ve/cuda/cuda_driver.h"
@@ -306,6 +309,8 @@ int main(int argc, char** argv) {
   std::vector<fs::path> bench_traces;
   int64_t bench_size = 10'000'000;
   int bench_repeat = 5;
+  fs::path sources_dir; // --device recorder: where the generated programs go
+  std::set<std::string> recorded;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--match" && i + 1 < argc)
@@ -322,12 +327,14 @@ int main(int argc, char** argv) {
       bench_size = std::stoll(argv[++i]);
     else if (a == "--repeat" && i + 1 < argc)
       bench_repeat = std::stoi(argv[++i]);
+    else if (a == "--sources" && i + 1 < argc)
+      sources_dir = argv[++i];
     else if (a == "--verbose")
       verbose = true;
     else {
       std::fprintf(stderr, "usage: cuda_engine_check [--device cuda|opencl] [--cases DIR] "
                            "[--match TEXT] [--ulps N] [--verbose] | [--bench TRACE.hsb "
-                           "[--size N] [--repeat R]]\n");
+                           "[--size N] [--repeat R] [--sources DIR]]\n");
       return 2;
     }
   }
@@ -342,6 +349,8 @@ int main(int argc, char** argv) {
           return 77;
         }
       shared = cuda::make_cuda_device();
+    } else if (device == "recorder") {
+      shared = std::make_unique<cuda_check::SourceRecorder>(recorded);
 #ifdef HASSIUM_HAVE_OPENCL
     } else if (device == "opencl") {
       shared = gpu::make_opencl_device();
@@ -361,7 +370,15 @@ int main(int argc, char** argv) {
   if (!bench_traces.empty()) {
     double peak = 0;
     if (auto* c = dynamic_cast<cuda::CudaDevice*>(shared.get())) peak = c->peak_bandwidth();
-    return run_bench(bench_traces, bench_size, bench_repeat, *shared, device, peak);
+    const int rc = run_bench(bench_traces, bench_size, bench_repeat, *shared, device, peak);
+    if (!sources_dir.empty()) {
+      fs::create_directories(sources_dir);
+      size_t k = 0;
+      for (const std::string& source : recorded)
+        std::ofstream(sources_dir / ("prog-" + std::to_string(k++) + ".cu")) << source;
+      std::printf("%zu programs written to %s\n", recorded.size(), sources_dir.c_str());
+    }
+    return rc;
   }
 
   std::vector<fs::path> files;

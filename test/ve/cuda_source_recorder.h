@@ -27,6 +27,7 @@ public:
     info_.max_group_size = 1024;
     info_.shared_memory = 48 * 1024;
     info_.compute_units = 132;
+    info_.max_param_bytes = 32764; // an H100 with a CUDA 12.1+ driver
   }
   const gpu::DeviceInfo& info() const override { return info_; }
   const gpu::Dialect& dialect() const override { return dialect_; }

@@ -104,9 +104,13 @@ CudaDevice::CudaDevice(const CudaDeviceOptions& options, bool need_nvrtc)
 
   std::string compiler = "no NVRTC";
   compile_arch_ = info_.arch;
+  info_.max_param_bytes = 4096; // kernel parameters: the classic limit
   if (need_nvrtc || Nvrtc::unavailable_reason().empty()) {
     const Nvrtc& nvrtc = Nvrtc::get();
     compiler = "NVRTC " + nvrtc.version();
+    // 32764 bytes from Volta on, with a 12.1 driver and PTX ISA 8.1 (NVRTC 12.1).
+    if (cc_ >= 70 && d.version >= 12010 && nvrtc.version_number() >= 12010)
+      info_.max_param_bytes = 32764;
     if (!nvrtc.supports(cc_)) {
       // A device newer than this NVRTC: PTX for the newest architecture below it, JIT-compiled
       // by the driver at load.
@@ -444,13 +448,15 @@ void CudaDevice::launch(gpu::DeviceKernel& kernel, const gpu::LaunchGeometry& g,
     k->shared_limit = g.shared_bytes;
   }
   // Arguments: each buffer's device pointer, then the device address of the parameter block.
+  // By value: the driver copies the params into the launch's constant bank.
   std::vector<CUdeviceptr> values;
   values.reserve(args.buffers.size() + 1);
   for (const auto& b : args.buffers) values.push_back(CUdeviceptr(b.handle));
-  values.push_back(upload_params(args.params));
+  if (!args.params_by_value) values.push_back(upload_params(args.params));
   std::vector<void*> pointers;
-  pointers.reserve(values.size());
+  pointers.reserve(values.size() + 1);
   for (auto& v : values) pointers.push_back(&v);
+  if (args.params_by_value) pointers.push_back(const_cast<int64_t*>(args.params.data()));
   HS_CU(cuLaunchKernel, k->function, grid.grid[0], grid.grid[1], grid.grid[2], grid.block[0],
         grid.block[1], grid.block[2], unsigned(g.shared_bytes), stream_, pointers.data(), nullptr);
   stats_.launches++;
@@ -505,8 +511,7 @@ std::string describe_devices() {
 ComponentProbe probe_cuda_engine() {
   std::string text = describe_devices();
   if (text.rfind("CUDA unavailable: ", 0) == 0) text.erase(0, 18);
-  const bool usable =
-      driver_unavailable_reason().empty() && Nvrtc::unavailable_reason().empty();
+  const bool usable = driver_unavailable_reason().empty() && Nvrtc::unavailable_reason().empty();
   const size_t eol = text.find('\n');
   if (eol == std::string::npos) return {usable, text, {}};
   std::string detail = text.substr(eol + 1);

@@ -54,12 +54,13 @@ struct LaunchGeometry {
 };
 
 // Arguments of a generated kernel, in the generator's order (ve/gpu/kernel_source.h): the
-// buffers, then the int64 parameter block (the device passes it as a buffer it uploads, or by
-// value where the API allows it; the generated source reads `params[i]` either way). A buffer
-// with handle 0 passes a null pointer (an argument the kernel does not use).
+// buffers, then the int64 parameter block: one by-value argument of params.size() * 8 bytes
+// when `params_by_value` (the source was generated so), else a buffer the device uploads. A
+// buffer with handle 0 passes a null pointer (an argument the kernel does not use).
 struct KernelArgs {
   std::vector<DeviceBuffer> buffers;
   std::vector<int64_t> params;
+  bool params_by_value = false;
 };
 
 struct DeviceInfo {
@@ -70,6 +71,7 @@ struct DeviceInfo {
   size_t max_group_size = 0; // threads per block / work-group
   size_t shared_memory = 0;  // bytes of shared/local memory per group
   int compute_units = 0;
+  size_t max_param_bytes = 0; // kernel argument space (bytes); 0: params always in a buffer
 };
 
 class GpuDevice {

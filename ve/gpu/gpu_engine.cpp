@@ -281,7 +281,8 @@ private:
     slot.on_gpu = gpu::supported(slot.plan, &slot.why);
     if (!slot.on_gpu || slot.plan.empty) return;
     try {
-      slot.source = gpu::generate_source(slot.plan, device_->dialect());
+      slot.source =
+          gpu::generate_source(slot.plan, device_->dialect(), device_->info().max_param_bytes);
       if (!jit_announced_ && before_jit) before_jit();
       jit_announced_ = true;
       slot.program = &programs_.get(slot.source.source);
@@ -405,19 +406,20 @@ private:
     args.buffers.reserve(na + 2);
     args.params = plan.params;
     args.params.resize(gpu::launch_slots(plan) + gpu::LAUNCH_SCRATCH, 0);
+    args.params_by_value = slot.source.params_by_value;
+    size_t offset = gpu::offset_slots(plan);
     for (size_t i = 0; i < na; ++i) {
       const PlanArray& a = plan.arrays[i];
-      if (a.contracted) {
-        args.buffers.push_back(DeviceBuffer{});
-        continue;
-      }
+      if (a.contracted) continue;
       args.buffers.push_back(on_device(*a.view->base));
-      args.params[gpu::offset_slots(plan) + i] = a.view->offset;
+      args.params[offset++] = a.view->offset;
     }
     const size_t L = gpu::launch_slots(plan);
     const gpu::DeviceInfo& info = device_->info();
     DeviceProgram& program = *slot.program;
     auto run = [&](const char* entry, const LaunchGeometry& g) {
+      HS_INTERNAL_ASSERT(args.params.size() == slot.source.param_count)
+          << args.params.size() << " params for a kernel of " << slot.source.param_count;
       device_->launch(program.kernel(entry), g, args);
       ++stats_.launches;
     };

@@ -31,11 +31,18 @@ enum class Mode { ELEMENTS, ROWS, GROUPS, COMBINE };
 
 class Generator {
 public:
-  Generator(const KernelPlan& plan, const Dialect& d) : p_(plan), d_(d) {}
+  Generator(const KernelPlan& plan, const Dialect& d, size_t max_param_bytes)
+      : p_(plan), d_(d), count_(param_count(plan)) {
+    // By value when the buffers' pointers and the params fit the device's argument space (CUDA:
+    // the constant bank, read as instruction operands: no registers held for constants).
+    by_value_ = (buffer_arrays(plan) + 2 + count_) * sizeof(int64_t) <= max_param_bytes;
+  }
 
   KernelSource run() {
     KernelSource k;
     out_ << d_.prelude << shared_prelude() << "#define HS_L " << kGroupSize << "\n";
+    if (by_value_)
+      out_ << "typedef struct { hs_i64 v[" << count_ << "]; } hs_params;\n#define params hs_P.v\n";
     if (!p_.has_reduction && !p_.has_scan) {
       entry(Mode::ELEMENTS);
       k.entries = {kElementsEntry};
@@ -51,6 +58,8 @@ public:
       }
     }
     k.sequential = p_.writes_flat;
+    k.params_by_value = by_value_;
+    k.param_count = count_;
     k.source = out_.str();
     return k;
   }
@@ -58,10 +67,14 @@ public:
 private:
   const KernelPlan& p_;
   const Dialect& d_;
+  const size_t count_; // int64 params
+  bool by_value_ = false;
   std::ostringstream out_;
   // Per element: what each array holds (a variable name) and whether it was written.
   std::vector<std::string> value_;
   std::vector<bool> dirty_;
+  std::vector<int> last_write_;     // per array: the last instruction writing it (-1: none)
+  std::vector<std::string> offset_; // per array: "params[k] + " when its index adds the offset
   int tmp_ = 0;
   std::string body_; // statements of the element being generated
 
@@ -85,21 +98,31 @@ private:
     return r;
   }
 
+  // The buffers of the non-contracted arrays (a<i> keeps the plan's index i), scratch, the
+  // error record, the params (by value or a buffer).
   void signature(const char* name) {
     out_ << "HS_KERNEL void " << name << "(";
     for (size_t i = 0; i < p_.arrays.size(); ++i)
-      out_ << "HS_GLOBAL " << ctype(p_.arrays[i].dtype) << "* a" << i << ", ";
-    out_ << "HS_GLOBAL hs_u8* scratch, HS_GLOBAL hs_i32* err, HS_GLOBAL const hs_i64* params) {\n";
+      if (!p_.arrays[i].contracted)
+        out_ << "HS_GLOBAL " << ctype(p_.arrays[i].dtype) << "* a" << i << ", ";
+    out_ << "HS_GLOBAL hs_u8* scratch, HS_GLOBAL hs_i32* err, "
+         << (by_value_ ? "const hs_params hs_P" : "HS_GLOBAL const hs_i64* params") << ") {\n";
   }
 
   // Extents, strides, constants and array bases into registers.
   void prologue() {
     for (size_t k = 0; k < nd(); ++k) out_ << "  const hs_i64 E" << k << " = " << param(k) << ";\n";
-    const size_t off = offset_slots(p_);
+    size_t off = offset_slots(p_);
+    offset_.assign(p_.arrays.size(), std::string());
     for (size_t i = 0; i < p_.arrays.size(); ++i) {
       const PlanArray& a = p_.arrays[i];
       if (a.contracted) continue;
-      out_ << "  a" << i << " += " << param(off + i) << ";\n";
+      // By value, a loop-addressed array's offset joins each index (the pointer and the offset
+      // stay in the argument space: no register holds a moved pointer across the loop).
+      if (by_value_ && addressed(a))
+        offset_[i] = param(off++) + " + ";
+      else
+        out_ << "  a" << i << " += " << param(off++) << ";\n";
       const size_t base = size_t(a.param);
       switch (a.role) {
       case ArrayRole::LOOP:
@@ -201,12 +224,27 @@ private:
     if (a.contracted) // read before the block writes it: no defined value
       init = literal(a.dtype, 0);
     else if (a.dtype == DType::BOOL)
-      init = "(hs_bool)(a" + str(int64_t(i)) + "[o" + str(int64_t(i)) + "] != 0)";
+      init = "(hs_bool)(" + element_of(i) + " != 0)";
     else
-      init = "a" + str(int64_t(i)) + "[o" + str(int64_t(i)) + "]";
+      init = element_of(i);
     body_ += ctype(a.dtype) + " " + v + " = " + init + ";\n";
     value_[i] = v;
     return v;
+  }
+
+  // Array i's element of the loop position (i0, i1, ...): computed where used, so no offset
+  // stays live across the element.
+  std::string element_of(size_t i) const {
+    std::vector<size_t> all(nd());
+    for (size_t k = 0; k < nd(); ++k) all[k] = k;
+    return "a" + str(int64_t(i)) + "[" + offset_[i] + dot(all, "s" + str(int64_t(i)) + "_") + "]";
+  }
+
+  // Stores array i's value once its last writer has run (its value then lives no longer).
+  void store_if_final(size_t i, size_t j) {
+    if (!dirty_[i] || !addressed(p_.arrays[i]) || last_write_[i] != int(j)) return;
+    body_ += element_of(i) + " = " + value_[i] + ";\n";
+    dirty_[i] = false;
   }
 
   void set(const PlanOperand& o, DType t, const std::string& expr) {
@@ -286,13 +324,13 @@ private:
     const size_t na = p_.arrays.size();
     value_.assign(na, std::string());
     dirty_.assign(na, false);
+    last_write_.assign(na, -1);
     body_.clear();
     std::vector<size_t> all(nd());
     for (size_t k = 0; k < nd(); ++k) all[k] = k;
-    for (size_t i = 0; i < na; ++i)
-      if (addressed(p_.arrays[i]))
-        body_ += "const hs_i64 o" + str(int64_t(i)) + " = " +
-                 dot(all, "s" + str(int64_t(i)) + "_") + ";\n";
+    for (size_t j = 0; j < p_.instrs.size(); ++j)
+      if (op_info(p_.instrs[j].op).family != Family::REDUCTION)
+        last_write_[size_t(p_.instrs[j].operands[0].index)] = int(j);
     if (p_.position_param >= 0) body_ += "const hs_i64 pos = " + dot(all, "ps") + ";\n";
     for (size_t j = 0; j < p_.instrs.size(); ++j) {
       const PlanInstr& in = p_.instrs[j];
@@ -339,10 +377,8 @@ private:
       default:
         HS_INTERNAL_ASSERT(false) << op_name(in.op) << " cannot be in a GPU kernel";
       }
+      if (in.operands[0].is_array) store_if_final(size_t(in.operands[0].index), j);
     }
-    for (size_t i = 0; i < na; ++i)
-      if (dirty_[i] && addressed(p_.arrays[i]))
-        body_ += "a" + str(int64_t(i)) + "[o" + str(int64_t(i)) + "] = " + value_[i] + ";\n";
     return body_;
   }
 
@@ -439,22 +475,40 @@ private:
       break;
     }
     case Mode::COMBINE: {
+      // A group per row: item t folds partials t, t + HS_L, ... in order, then the group folds
+      // the HS_L values in a fixed tree (the result depends on the sizes only).
       const std::vector<size_t> reds = reductions();
-      out_ << "  for (hs_i64 row = " << gid << "; row < N; row += " << gsize << ") {\n";
+      for (size_t j : reds)
+        out_ << "  HS_LOCAL " << ctype(p_.instrs[j].in) << " loc" << j << "[HS_L];\n";
+      out_ << "  const hs_i64 t = HS_LOCAL_ID, n = (G < HS_L) ? G : HS_L;\n";
+      out_ << "  for (hs_i64 row = HS_GROUP_ID; row < N; row += HS_NUM_GROUPS) {\n";
       decompose(rows, "row", "    ");
       reduced_offsets("    ");
       for (size_t r = 0; r < reds.size(); ++r) {
         const size_t j = reds[r];
-        const int a = p_.instrs[j].operands[0].index;
-        const std::string T = ctype(p_.instrs[j].in);
-        out_ << "    {\n      HS_GLOBAL " << T << "* part = (HS_GLOBAL " << T << "*)(scratch + "
-             << param(L + LAUNCH_SCRATCH + r) << ") + row * G;\n";
-        out_ << "      " << T << " acc = part[0];\n";
-        out_ << "      for (hs_i64 c = 1; c < G; ++c) acc = "
+        const std::string T = ctype(p_.instrs[j].in), J = str(int64_t(j));
+        out_ << "    if (t < n) {\n      HS_GLOBAL " << T << "* part = (HS_GLOBAL " << T
+             << "*)(scratch + " << param(L + LAUNCH_SCRATCH + r) << ") + row * G;\n";
+        out_ << "      " << T << " acc = part[t];\n";
+        out_ << "      for (hs_i64 c = t + HS_L; c < G; c += HS_L) acc = "
              << reduce_combine(p_.instrs[j].op, p_.instrs[j].in, "acc", "part[c]") << ";\n";
-        out_ << "      a" << a << "[ro" << a << "] = acc;\n    }\n";
+        out_ << "      loc" << J << "[t] = acc;\n    }\n";
       }
-      out_ << "  }\n";
+      out_ << "    HS_BARRIER();\n";
+      out_ << "    for (int s = HS_L / 2; s > 0; s >>= 1) {\n";
+      out_ << "      if (t < s && t + s < n) {\n";
+      for (size_t j : reds)
+        out_ << "        loc" << j << "[t] = "
+             << reduce_combine(p_.instrs[j].op, p_.instrs[j].in, "loc" + str(int64_t(j)) + "[t]",
+                               "loc" + str(int64_t(j)) + "[t + s]")
+             << ";\n";
+      out_ << "      }\n      HS_BARRIER();\n    }\n";
+      out_ << "    if (t == 0) {\n";
+      for (size_t j : reds) {
+        const int a = p_.instrs[j].operands[0].index;
+        out_ << "      a" << a << "[ro" << a << "] = loc" << j << "[0];\n";
+      }
+      out_ << "    }\n    HS_BARRIER();\n  }\n";
       break;
     }
     }
@@ -497,10 +551,25 @@ bool supported(const KernelPlan& plan, std::string* why) {
   return true;
 }
 
-KernelSource generate_source(const KernelPlan& plan, const Dialect& dialect) {
+KernelSource generate_source(const KernelPlan& plan, const Dialect& dialect,
+                             size_t max_param_bytes) {
   std::string why;
   HS_INTERNAL_ASSERT(supported(plan, &why)) << "an unsupported block: " << why;
-  return Generator(plan, dialect).run();
+  return Generator(plan, dialect, max_param_bytes).run();
+}
+
+size_t buffer_arrays(const KernelPlan& plan) {
+  size_t n = 0;
+  for (const PlanArray& a : plan.arrays) n += !a.contracted;
+  return n;
+}
+
+size_t param_count(const KernelPlan& plan) {
+  size_t reductions = 0;
+  for (const PlanInstr& in : plan.instrs)
+    reductions += op_info(in.op).family == Family::REDUCTION &&
+                  !plan.arrays[size_t(in.operands[0].index)].contracted;
+  return launch_slots(plan) + LAUNCH_SCRATCH + reductions;
 }
 
 } // namespace hassium::gpu

@@ -14,13 +14,16 @@
 //                the axis); each item accumulates a strided share of the chunk in registers, the
 //                group folds them in local memory (a fixed tree, barriers), item 0 writes the
 //                chunk's partial (or the output when the row has one chunk).
-//   hs_combine   folds each row's partials in chunk order into the output.
+//   hs_combine   one group of kGroupSize items per row folds the row's partials: item t the
+//                partials t, t + kGroupSize, ... in order, then the group in a fixed tree.
 // Results depend only on the sizes, never on timing: no float atomics.
 //
-// Kernel arguments, in order: one buffer per plan array (plan order; contracted arrays get an
-// unused placeholder), the scratch buffer (partials), the error record (6 x int32), the params.
-// Params: plan.params; then per plan array its view's offset in elements (kOffsetSlots); then
-// the launch block (LaunchSlot).
+// Kernel arguments, in order: one buffer per non-contracted plan array (plan order), the scratch
+// buffer (partials), the error record (6 x int32), the params: by value (a struct of int64, in
+// the device's argument space: CUDA keeps it in the constant bank, so the kernel's constants,
+// strides and extents take no registers) when it fits the device's max_param_bytes together
+// with the buffers' pointers, else a buffer. Params: plan.params; then per non-contracted plan
+// array its view's offset in elements; then the launch block (LaunchSlot).
 #pragma once
 
 #include <string>
@@ -56,21 +59,29 @@ struct KernelSource {
   std::vector<std::string> entries; // hs_elements; or hs_rows (+ hs_groups, hs_combine)
   bool reduction = false;           // has hs_groups and hs_combine
   bool sequential = false;          // runs on one work item (indexed writes)
+  bool params_by_value = false;     // the params are one by-value argument, else a buffer
+  size_t param_count = 0;           // int64 params (param_count(plan))
 };
 
 // Whether the generator supports the block; when not, `why` says what (the block then runs on
 // the CPU engine).
 bool supported(const plan::KernelPlan& plan, std::string* why);
 // The program of a supported plan. Reads only the plan's structure (its spec), never per-call
-// values: plans of one spec give the same source.
-KernelSource generate_source(const plan::KernelPlan& plan, const Dialect& dialect);
+// values: plans of one spec give the same source. `max_param_bytes`: the device's kernel
+// argument space (DeviceInfo::max_param_bytes; 0: params always in a buffer).
+KernelSource generate_source(const plan::KernelPlan& plan, const Dialect& dialect,
+                             size_t max_param_bytes = 0);
 
+// Non-contracted arrays: the kernel's buffer arguments and offset slots.
+size_t buffer_arrays(const plan::KernelPlan& plan);
 // Index of the first offset slot and of the launch block in the params of a plan.
 inline size_t offset_slots(const plan::KernelPlan& plan) {
   return plan.params.size();
 }
 inline size_t launch_slots(const plan::KernelPlan& plan) {
-  return plan.params.size() + plan.arrays.size();
+  return plan.params.size() + buffer_arrays(plan);
 }
+// Every param: the launch block ends with one scratch offset per live reduction.
+size_t param_count(const plan::KernelPlan& plan);
 
 } // namespace hassium::gpu

@@ -60,14 +60,14 @@ ReductionLaunch reduction_geometry(int64_t rows, int64_t axis, int group_size,
                                    std::clamp<int64_t>(axis / kMinChunk, 1, kMaxChunks));
     r.chunk = ceil_div(axis, r.chunks);
     r.first = grid_geometry(rows * r.chunks, info);
-    if (r.chunks > 1) r.second = grid_geometry(rows, info);
+    if (r.chunks > 1) r.second = one_dimension(std::min(rows, kMaxGroups), group_size);
     return r;
   }
   r.groups = true;
   r.chunks = std::clamp<int64_t>(ceil_div(axis, group_size * kItemsPerThread), 1, kMaxChunks);
   r.chunk = ceil_div(axis, r.chunks);
   r.first = one_dimension(std::min(rows * r.chunks, kMaxGroups), group_size);
-  if (r.chunks > 1) r.second = grid_geometry(rows, info);
+  if (r.chunks > 1) r.second = one_dimension(std::min(rows, kMaxGroups), group_size);
   return r;
 }
 

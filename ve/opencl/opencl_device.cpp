@@ -220,6 +220,7 @@ public:
     info_.max_group_size = device_value<size_t>(device_, CL_DEVICE_MAX_WORK_GROUP_SIZE);
     info_.shared_memory = size_t(device_value<cl_ulong>(device_, CL_DEVICE_LOCAL_MEM_SIZE));
     info_.compute_units = int(device_value<cl_uint>(device_, CL_DEVICE_MAX_COMPUTE_UNITS));
+    info_.max_param_bytes = device_value<size_t>(device_, CL_DEVICE_MAX_PARAMETER_SIZE);
     max_alloc_ = size_t(device_value<cl_ulong>(device_, CL_DEVICE_MAX_MEM_ALLOC_SIZE));
   }
   ~OpenClDevice() override {
@@ -319,6 +320,14 @@ public:
       check(clSetKernelArg(k, i++, sizeof m, &m), "clSetKernelArg");
     }
     cl_int e = CL_SUCCESS;
+    if (args.params_by_value) {
+      e = clSetKernelArg(k, i++, args.params.size() * sizeof(int64_t), args.params.data());
+      if (e == CL_SUCCESS)
+        e = clEnqueueNDRangeKernel(queue_, k, cl_uint(g.dims), nullptr, g.global, g.local, 0,
+                                   nullptr, nullptr);
+      check(e, "clEnqueueNDRangeKernel");
+      return;
+    }
     const size_t bytes = std::max<size_t>(1, args.params.size()) * sizeof(int64_t);
     int64_t none = 0;
     cl_mem params = clCreateBuffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
