@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <thread>
 #include <unordered_map>
 
 #include "core/error.h"
@@ -115,13 +116,46 @@ public:
   void prepare(EnginePlan& ep, size_t b, const KernelBlock& block) override {
     GpuPlan& p = static_cast<GpuPlan&>(ep);
     Slot& slot = slot_of(p, b);
-    plan_slot(slot, block);
+    plan_slot(slot, block, /*compile=*/false);
+    if (slot.on_gpu && !slot.plan.empty && !slot.program && !slot.error) {
+      slot.ready = false; // until end_prepare compiles it (else launch() plans it again)
+      pending_.push_back(&slot);
+    }
     if (!slot.on_gpu) cpu_->prepare(*p.cpu, b, block);
   }
 
   void end_prepare(EnginePlan& ep) override {
+    compile_pending();
     cpu_->end_prepare(*static_cast<GpuPlan&>(ep).cpu);
     jit_announced_ = false;
+  }
+
+  // The programs of the blocks prepare() planned, compiled together (NVRTC on every core: a
+  // flush's new kernels cost about the slowest one's compile, not their sum).
+  void compile_pending() {
+    std::vector<Slot*> slots;
+    slots.swap(pending_);
+    if (slots.empty()) return;
+    std::vector<const std::string*> sources;
+    for (Slot* s : slots) sources.push_back(&s->source.source);
+    if (!jit_announced_ && before_jit) before_jit();
+    jit_announced_ = true;
+    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<gpu::ProgramCache::Found> found = programs_.get_all(sources, threads);
+    for (size_t i = 0; i < slots.size(); ++i) {
+      Slot& slot = *slots[i];
+      try {
+        if (found[i].error) std::rethrow_exception(found[i].error);
+        slot.program = found[i].program;
+        slot.counted = true;
+        for (const std::string& e : slot.source.entries) slot.program->kernel(e);
+        slot.ready = true;
+      } catch (...) {
+        slot.program = nullptr;
+        slot.error = std::current_exception();
+        slot.ready = false;
+      }
+    }
   }
 
   void reshape(EnginePlan& ep) override {
@@ -161,6 +195,7 @@ public:
   }
 
   void end_flush() override {
+    pending_.clear(); // a flush that failed before end_prepare
     cpu_->end_flush();
     write_back_shared();
     if (++flushes_ % kSweepFlushes == 0) sweep();
@@ -266,8 +301,9 @@ private:
     return p.slots[b];
   }
 
-  // The slot's kernel plan, and its program when the GPU runs it (errors kept for launch()).
-  void plan_slot(Slot& slot, const KernelBlock& block) {
+  // The slot's kernel plan, and its program when the GPU runs it (errors kept for launch());
+  // with `compile` false the source only (end_prepare compiles the flush's sources together).
+  void plan_slot(Slot& slot, const KernelBlock& block, bool compile = true) {
     slot.ready = true;
     slot.error = nullptr;
     slot.program = nullptr;
@@ -283,6 +319,7 @@ private:
     try {
       slot.source =
           gpu::generate_source(slot.plan, device_->dialect(), device_->info().max_param_bytes);
+      if (!compile) return;
       if (!jit_announced_ && before_jit) before_jit();
       jit_announced_ = true;
       slot.program = &programs_.get(slot.source.source);
@@ -505,6 +542,7 @@ private:
   DeviceBuffer error_;   // the error record every kernel gets
   DeviceBuffer scratch_; // partials
   bool checks_pending_ = false;
+  std::vector<Slot*> pending_;              // slots prepare() planned, to compile at end_prepare()
   std::vector<const Base*> shared_written_; // host_exported bases the flush wrote on the device
   static constexpr int64_t kSweepFlushes = 64;
   int64_t flushes_ = 0;

@@ -3,8 +3,11 @@
 #include "ve/gpu/program_cache.h"
 #include "core/profile.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include <xxhash.h>
 
@@ -35,23 +38,81 @@ std::string ProgramCache::key(const std::string& source) const {
 }
 
 DeviceProgram& ProgramCache::get(const std::string& source) {
-  const std::string k = key(source);
-  if (auto it = memory_.find(k); it != memory_.end()) {
-    ++stats_.memory_hits;
-    return *it->second;
+  Found f = get_all({&source}, 1)[0];
+  if (f.error) std::rethrow_exception(f.error);
+  return *f.program;
+}
+
+std::vector<ProgramCache::Found>
+ProgramCache::get_all(const std::vector<const std::string*>& sources, unsigned threads) {
+  std::vector<Found> found(sources.size());
+  // What memory and disk do not hold, once per key: compiled below.
+  struct Work {
+    std::string key;
+    const std::string* source;
+    std::unique_ptr<DeviceProgram> program;
+    std::exception_ptr error;
+  };
+  std::vector<Work> work;
+  std::unordered_map<std::string, size_t> queued;
+  std::vector<std::pair<size_t, size_t>> waiting; // (source, work item)
+  const auto t0 = std::chrono::steady_clock::now();
+  bool looked = false; // on disk or compiled: the time counts
+  for (size_t i = 0; i < sources.size(); ++i) {
+    std::string k = key(*sources[i]);
+    if (auto it = memory_.find(k); it != memory_.end()) {
+      ++stats_.memory_hits;
+      found[i].program = it->second.get();
+      continue;
+    }
+    if (auto it = queued.find(k); it != queued.end()) {
+      waiting.emplace_back(i, it->second);
+      continue;
+    }
+    looked = true;
+    if (!dir_.empty())
+      if (std::unique_ptr<DeviceProgram> p = from_disk(k)) {
+        ++stats_.disk_hits;
+        found[i].program = memory_.emplace(k, std::move(p)).first->second.get();
+        continue;
+      }
+    queued.emplace(k, work.size());
+    waiting.emplace_back(i, work.size());
+    work.push_back({std::move(k), sources[i], nullptr, nullptr});
   }
-  auto t0 = std::chrono::steady_clock::now();
-  std::unique_ptr<DeviceProgram> program;
-  if (!dir_.empty()) program = from_disk(k);
-  if (program) {
-    ++stats_.disk_hits;
+  auto compile = [&](Work& w) {
+    try {
+      w.program = device_.compile(*w.source);
+    } catch (...) {
+      w.error = std::current_exception();
+    }
+  };
+  const size_t n = std::min<size_t>(work.size(), std::max(1u, threads));
+  if (n <= 1) {
+    for (Work& w : work) compile(w);
   } else {
-    program = device_.compile(source);
-    ++stats_.compiled;
-    if (!dir_.empty()) to_disk(k, *program);
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> pool;
+    for (size_t t = 0; t < n; ++t)
+      pool.emplace_back([&] {
+        for (size_t i; (i = next++) < work.size();) compile(work[i]);
+      });
+    for (std::thread& t : pool) t.join();
   }
-  stats_.compile_seconds += seconds_since(t0);
-  return *memory_.emplace(k, std::move(program)).first->second;
+  for (Work& w : work) {
+    if (!w.program) continue;
+    ++stats_.compiled;
+    if (!dir_.empty()) to_disk(w.key, *w.program);
+    memory_.emplace(w.key, std::move(w.program));
+  }
+  for (auto [i, wi] : waiting) {
+    if (work[wi].error)
+      found[i].error = work[wi].error;
+    else
+      found[i].program = memory_.at(work[wi].key).get();
+  }
+  if (looked) stats_.compile_seconds += seconds_since(t0);
+  return found;
 }
 
 std::unique_ptr<DeviceProgram> ProgramCache::from_disk(const std::string& k) {

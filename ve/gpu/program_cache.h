@@ -4,9 +4,11 @@
 // may share the directory).
 #pragma once
 
+#include <exception>
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "ve/gpu/gpu_device.h"
 
@@ -29,6 +31,14 @@ public:
   // The program of `source`, compiled (or loaded from disk) the first time. Throws the
   // device's UserError when the source does not compile.
   DeviceProgram& get(const std::string& source);
+  // The programs of several sources (a flush's new blocks): those neither in memory nor on disk
+  // compile at the same time on up to `threads` threads (the device compiles thread-safely:
+  // NVRTC, clBuildProgram). Per source its program, or the error its compile threw.
+  struct Found {
+    DeviceProgram* program = nullptr;
+    std::exception_ptr error;
+  };
+  std::vector<Found> get_all(const std::vector<const std::string*>& sources, unsigned threads);
   // The cache key of a source on this device (hex).
   std::string key(const std::string& source) const;
   const ProgramCacheStats& stats() const { return stats_; }
