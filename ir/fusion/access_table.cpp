@@ -65,6 +65,9 @@ struct Box {
   bool meets(const Box& o) const {
     return r_lo <= o.r_hi && o.r_lo <= r_hi && c_lo <= o.c_hi && o.c_lo <= c_hi;
   }
+  // The interval along rows (axis 0) or columns (axis 1).
+  int64_t lo(int axis) const { return axis == 0 ? r_lo : c_lo; }
+  int64_t hi(int axis) const { return axis == 0 ? r_hi : c_hi; }
 };
 
 Box box_of(const View& v, int64_t row) {
@@ -105,10 +108,12 @@ int64_t row_length(const AccessTable& t, uint32_t first, uint32_t end) {
 
 // Fills ViewEntry::overlaps for the views [first, end) of one base: the pairs that overlap and
 // of which at least one view is written. Candidates come from a sweep over the views sorted by
-// their boxes' first row: a written view meets every later view whose box starts at or before
-// its last row, a view only read meets only the later written ones (read-read pairs never order
-// or split anything, so they are not even visited). The exact test runs only where the boxes
-// meet, so views that share rows but not columns (a matrix's columns) cost one comparison.
+// their boxes' start along one axis: a written view meets every later view whose box starts at
+// or before its end, a view only read meets only the later written ones (read-read pairs never
+// order or split anything, so they are not even visited). The exact test runs only where the
+// boxes meet. The sweep runs along the axis where the boxes cover the least of the base's range
+// on average (rows for a matrix's rows, columns for its columns: k columns cost O(k log k), not
+// the k^2 / 2 a sweep along their common rows would).
 void find_overlaps(AccessTable& t, uint32_t first, uint32_t end) {
   if (end - first < 2) return;
   struct Item {
@@ -124,8 +129,22 @@ void find_overlaps(AccessTable& t, uint32_t first, uint32_t end) {
     if (view.size() == 0) continue;
     items.push_back({box_of(view, row), v, t.views[v].written});
   }
-  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-    return a.box.r_lo != b.box.r_lo ? a.box.r_lo < b.box.r_lo : a.id < b.id;
+  if (items.size() < 2) return;
+  // Sum over the boxes of their extent along each axis over that axis's whole range.
+  double density[2];
+  for (int axis = 0; axis < 2; ++axis) {
+    int64_t lo = items[0].box.lo(axis), hi = items[0].box.hi(axis);
+    double covered = 0;
+    for (const Item& it : items) {
+      lo = std::min(lo, it.box.lo(axis));
+      hi = std::max(hi, it.box.hi(axis));
+      covered += double(it.box.hi(axis) - it.box.lo(axis) + 1);
+    }
+    density[axis] = covered / double(hi - lo + 1);
+  }
+  const int axis = density[1] < density[0] ? 1 : 0;
+  std::sort(items.begin(), items.end(), [axis](const Item& a, const Item& b) {
+    return a.box.lo(axis) != b.box.lo(axis) ? a.box.lo(axis) < b.box.lo(axis) : a.id < b.id;
   });
   std::vector<uint32_t> written; // positions in items of the written views
   for (uint32_t i = 0; i < items.size(); ++i)
@@ -141,12 +160,12 @@ void find_overlaps(AccessTable& t, uint32_t first, uint32_t end) {
     while (next_written < written.size() && written[next_written] <= i) ++next_written;
     const Item& a = items[i];
     if (a.written) {
-      for (size_t j = i + 1; j < items.size() && items[j].box.r_lo <= a.box.r_hi; ++j)
+      for (size_t j = i + 1; j < items.size() && items[j].box.lo(axis) <= a.box.hi(axis); ++j)
         test(a, items[j]);
     } else {
       for (size_t w = next_written; w < written.size(); ++w) {
         const Item& b = items[written[w]];
-        if (b.box.r_lo > a.box.r_hi) break;
+        if (b.box.lo(axis) > a.box.hi(axis)) break;
         test(a, b);
       }
     }

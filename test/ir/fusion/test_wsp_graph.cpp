@@ -112,7 +112,8 @@ TEST_CASE("overlap lists agree with the exact overlap test where a view is writt
 
 TEST_CASE("overlap lists of a matrix's rows, columns, blocks and strided views are exact") {
   // Views of a 7 x 9 matrix (and of it seen as 3-D) as loops over rows and columns make them:
-  // the sweep cuts the base into boxes of rows; every written pair must still be found.
+  // the sweep cuts the base into boxes of rows; every written pair must still be found. Every
+  // other program draws mostly columns, so the sweep runs along columns there.
   std::mt19937 rng(11);
   auto pick = [&](int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
@@ -122,9 +123,10 @@ TEST_CASE("overlap lists of a matrix's rows, columns, blocks and strided views a
     const int64_t rows = 7, cols = 9;
     auto A = b.base("A", rows * cols);
     std::vector<View> views;
+    const bool columns = k % 2 == 1;
     while (views.size() < 24) {
       View v;
-      switch (pick(0, 6)) {
+      switch (columns && pick(0, 3) > 0 ? 1 : pick(0, 6)) {
       case 0: { // part of a row
         int64_t r = pick(0, rows - 1), c = pick(0, cols - 1), n = pick(1, cols - c);
         v = test::ProgramBuilder::view(A, r * cols + c, n);
