@@ -115,22 +115,25 @@ void Runtime::flush() {
 }
 
 void Runtime::sync(const BasePtr& base) {
-  ReleaseBin bin;
-  std::lock_guard exec(exec_mutex_);
-  run_pending(base);
+  sync(View::whole(base));
 }
 
-void Runtime::run_pending(const BasePtr& sync_base) {
+void Runtime::sync(const View& part) {
+  ReleaseBin bin;
+  std::lock_guard exec(exec_mutex_);
+  run_pending(&part);
+}
+
+void Runtime::run_pending(const View* sync_part) {
   Program program;
   uint64_t through = 0;
   {
     std::lock_guard lock(mutex_);
-    if (sync_base)
-      pending_.instrs.emplace_back(Opcode::SYNC, std::vector<Operand>{View::whole(sync_base)});
+    if (sync_part) pending_.instrs.emplace_back(Opcode::SYNC, std::vector<Operand>{*sync_part});
     if (pending_.instrs.empty()) return;
     if (!stack_.backend) {
       // Left pending (a frontend may install a stack and flush again).
-      if (sync_base) pending_.instrs.pop_back();
+      if (sync_part) pending_.instrs.pop_back();
       HS_USER_ERROR() << "flush with no execution stack installed: link hassium_runtime and call "
                          "hassium::install_stack() (vem/stack.h) first";
     }

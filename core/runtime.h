@@ -80,6 +80,9 @@ public:
   void flush();
   // Records SYNC of the base and flushes: afterwards base->data holds its values.
   void sync(const BasePtr& base);
+  // The same for the elements of one view of a base: afterwards base->data holds those (an
+  // engine with device memory may copy only them; Base::device_newer then stays set).
+  void sync(const View& part);
 
   size_t pending_size() const;
   // True when every recorded instruction has run: nothing pending and no flush running. A
@@ -115,7 +118,7 @@ public:
 private:
   // Runs what is pending (with a SYNC of `sync_base` appended when given). The caller holds the
   // execution lock and a ReleaseBin that outlives it.
-  void run_pending(const BasePtr& sync_base);
+  void run_pending(const View* sync_part);
   // A write pending to a base on the same foreign memory as `base`; `others_only`: to another
   // base than `base` itself (the caller holds the state lock).
   bool foreign_writes_pending(const Base& base, bool others_only) const;

@@ -60,8 +60,11 @@ public:
   // Before the block of the base's first write (the base has no host data): memory on the
   // device, zeros when `zero_fill` (the block reads it before anything wrote it).
   virtual void allocate(Base& base, bool zero_fill) = 0;
-  // SYNC of a resident base: base->data (host memory the VEM allocated) receives its values.
-  virtual void sync(Base& base) = 0;
+  // SYNC of a resident base: base->data (host memory the VEM allocated) receives the values of
+  // `part` (the SYNC's view), at least; of the whole base when it leaves Base::device_newer
+  // false. (A frontend reading one element asks for that element: a loop reading a pivot of a
+  // matrix the device keeps writing copies the pivot, not the matrix.)
+  virtual void sync(Base& base, const View& part) = 0;
   // FREE, or the base's last use in the flush: its device memory goes back (none: nothing).
   virtual void release(Base& base) = 0;
 };

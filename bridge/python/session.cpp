@@ -69,10 +69,10 @@ void flush() {
   without_gil([] { Runtime::instance().flush(); });
 }
 
-void sync(const BasePtr& base) {
+void sync(const BasePtr& base, const View* part) {
   g_recorder.flushed_elsewhere();
   try {
-    without_gil([&] { Runtime::instance().sync(base); });
+    without_gil([&] { Runtime::instance().sync(part ? *part : View::whole(base)); });
   } catch (const UserError& e) {
     g_failed_base = base;
     g_failed_message = e.what();
@@ -87,11 +87,13 @@ void sync(const BasePtr& base) {
 namespace {
 // sync_for_read() and sync_for_copy(): `pending` tells whether pending work may change what
 // the read sees.
-void sync_unless(const BasePtr& base, bool pending) {
+// With `part`, only its elements need be current afterwards (an engine with device memory may
+// copy only those).
+void sync_unless(const BasePtr& base, bool pending, const View* part = nullptr) {
   const bool failed = is_failed(base);
   // (A failed base with nothing pending is not synced again: when the error came before its
   // first write, it has no memory yet, and a sync would give it fresh memory and clear the error.)
-  if ((!base->data && !failed) || pending || (base->device_newer && !failed)) sync(base);
+  if ((!base->data && !failed) || pending || (base->device_newer && !failed)) sync(base, part);
   if (is_failed(base)) {
     const std::string msg =
         g_failed_message + " (this array's values were never computed; write it again to reuse it)";
@@ -121,7 +123,7 @@ bool values_ready(const View& view) {
 }
 
 void sync_for_copy(const View& view) {
-  sync_unless(view.base, Runtime::instance().writes_pending(view));
+  sync_unless(view.base, Runtime::instance().writes_pending(view), &view);
 }
 
 namespace {

@@ -45,7 +45,8 @@ void record(Opcode op, std::vector<Operand> operands);
 void flush();
 // Flushes and makes the base's memory hold its values; allocates the memory of a base nothing
 // ever wrote (numpy.empty), so that the frontend can always look at it.
-void sync(const BasePtr& base);
+// With `part`, a view of the base: only its elements need be current afterwards.
+void sync(const BasePtr& base, const View* part = nullptr);
 // What the frontend calls before reading a base's memory: sync when something is pending or the
 // base has no memory yet; raises again the error of a failed flush that left the base's values
 // unspecified (until a later sync of the base succeeds).

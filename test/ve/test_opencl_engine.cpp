@@ -229,6 +229,50 @@ TEST_CASE("opencl: a loop of 100 fused steps copies its array in once and out on
   a->data = nullptr;
 }
 
+TEST_CASE("opencl: a read of one element copies that element, not the whole base", "[ve][opencl]") {
+  // A pivot loop: the device rewrites a 256 x 256 matrix each step, the host reads A[k, k].
+  Backend& b = opencl();
+  const int64_t n = 256;
+  BasePtr a = make_base("A", DType::FLOAT64, n * n);
+  std::vector<double> host(size_t(n * n), 1.0);
+  a->data = host.data();
+  const View whole = View::whole(a);
+  const ProfileCounters before = counters(b);
+  for (int64_t k = 0; k < 20; ++k) {
+    Program p;
+    p.instrs.emplace_back(Opcode::ADD,
+                          std::vector<Operand>{whole, whole, Scalar::of_float(double(k))});
+    const View pivot{a, k * (n + 1), {}, {}};
+    p.instrs.emplace_back(Opcode::SYNC, std::vector<Operand>{pivot});
+    b.execute(p);
+    CHECK(a->device_newer); // the rest of the host copy is stale
+    CHECK(host[size_t(k * (n + 1))] == 1.0 + double(k * (k + 1) / 2));
+  }
+  const ProfileCounters mid = counters(b);
+  CHECK(mid.device_copies_out - before.device_copies_out == 20);
+  CHECK(mid.device_bytes_out - before.device_bytes_out == 20 * 8);
+  // A row: its span only.
+  Program row;
+  row.instrs.emplace_back(Opcode::SYNC, std::vector<Operand>{View{a, 3 * n, {n}, {1}}});
+  b.execute(row);
+  CHECK(counters(b).device_bytes_out - mid.device_bytes_out == n * 8);
+  CHECK(host[size_t(3 * n + 7)] == 1.0 + 190.0);
+  // Reads of parts without a device write in between: after a few, the whole base comes over
+  // (the host reads much of it), and the host copy is current.
+  for (int64_t k = 0; k < 10; ++k) {
+    Program p;
+    p.instrs.emplace_back(Opcode::SYNC, std::vector<Operand>{View{a, k, {}, {}}});
+    b.execute(p);
+  }
+  CHECK(!a->device_newer);
+  CHECK(host[size_t(n * n - 1)] == 1.0 + 190.0);
+  CHECK(counters(b).device_bytes_out - mid.device_bytes_out < 2 * n * n * 8);
+  Program free_a;
+  free_a.instrs.emplace_back(Opcode::FREE, std::vector<Operand>{whole});
+  b.execute(free_a);
+  a->data = nullptr;
+}
+
 TEST_CASE("opencl: reductions over every axis, long axes through group partials", "[ve][opencl]") {
   const char* ops[] = {"ADD_REDUCE", "MULTIPLY_REDUCE", "MINIMUM_REDUCE", "MAXIMUM_REDUCE",
                        "BITWISE_XOR_REDUCE"};

@@ -239,15 +239,34 @@ public:
     if (zero_fill) device_->fill_zero(e.buffer);
     e.device_valid = true;
     e.host_valid = false;
+    e.partial_syncs = 0;
   }
 
-  void sync(Base& base) override {
+  void sync(Base& base, const View& part) override {
     drop_if_stale(base);
     auto it = resident_.find(&base);
     if (it == resident_.end()) return;
     Entry& e = it->second;
     HS_INTERNAL_ASSERT(base.data) << "SYNC of " << base.name << " without host memory";
     if (!e.host_valid) {
+      // A read of part of a large base copies that part's span only (the host copy stays stale:
+      // device_newer stays set, so the next read syncs again), until a few such reads without a
+      // device write in between show that the host reads much of it: then the whole base.
+      const size_t item = size_t(dtype_size(base.dtype));
+      const size_t lo = size_t(part.min_index()), hi = size_t(part.max_index());
+      const size_t span = part.size() == 0 ? 0 : (hi - lo + 1) * item;
+      if (span < size_t(base.nbytes()) && size_t(base.nbytes()) >= kPartialSyncMinBytes &&
+          e.partial_syncs < kPartialSyncsPerWrite) {
+        if (span > 0) {
+          device_->copy_to_host(static_cast<char*>(base.data) + lo * item, e.buffer, lo * item,
+                                span);
+          ++stats_.to_host_copies;
+          stats_.to_host_bytes += int64_t(span);
+        }
+        ++stats_.device_syncs;
+        ++e.partial_syncs;
+        return;
+      }
       to_host(base, e);
       e.host_valid = true;
     }
@@ -266,6 +285,7 @@ private:
     DeviceBuffer buffer;
     bool device_valid = false;
     bool host_valid = false;
+    int partial_syncs = 0;    // SYNCs of a part of it since the device last wrote it
     uint64_t host_writes = 0; // base.host_writes when the two sides last agreed
     // The base it belongs to: a base that died without a FREE (a frontend's program dropped
     // whole) leaves its entry behind; a new base at the same address must not find it.
@@ -500,6 +520,7 @@ private:
       Entry& e = resident_.at(&base);
       e.device_valid = true;
       e.host_valid = false;
+      e.partial_syncs = 0;
       base.device_newer = base.data != nullptr; // host memory that is now stale
       if (base.data && base.host_exported) shared_written_.push_back(&base);
     }
@@ -542,6 +563,9 @@ private:
   DeviceBuffer error_;   // the error record every kernel gets
   DeviceBuffer scratch_; // partials
   bool checks_pending_ = false;
+  // Partial SYNCs (sync()): of bases this large, at most this many per device write.
+  static constexpr size_t kPartialSyncMinBytes = 64 << 10;
+  static constexpr int kPartialSyncsPerWrite = 8;
   std::vector<Slot*> pending_;              // slots prepare() planned, to compile at end_prepare()
   std::vector<const Base*> shared_written_; // host_exported bases the flush wrote on the device
   static constexpr int64_t kSweepFlushes = 64;

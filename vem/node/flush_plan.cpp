@@ -77,7 +77,7 @@ std::unique_ptr<FlushPlan> make_flush_plan(const Program& program, Partition par
       const Instruction& ins = program.instrs[i];
       if (ins.is_system()) {
         uint32_t id = id_of(ins.out().base.get());
-        out.sync.emplace_back(id, ins.op);
+        out.sync.push_back({id, ins.op, uint32_t(i)});
         if (ins.op == Opcode::SYNC) accessed_in(id, b);
         continue;
       }

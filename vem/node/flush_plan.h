@@ -23,9 +23,14 @@ struct FlushPlan {
     // Bases its compute instructions access, except the contracted ones, in first-access
     // order, each with whether it needs zeros when it has no data (read before any write).
     std::vector<std::pair<uint32_t, bool>> access;
-    std::vector<uint32_t> written;                 // bases its compute instructions write
-    std::vector<std::pair<uint32_t, Opcode>> sync; // its SYNCs and FREEs, program order
-    std::vector<uint32_t> release_after;           // FREEd bases whose last access is here
+    std::vector<uint32_t> written; // bases its compute instructions write
+    struct System {
+      uint32_t base;
+      Opcode op;
+      uint32_t instr; // the SYNC's or FREE's index in the program (a SYNC's view: what it reads)
+    };
+    std::vector<System> sync;            // its SYNCs and FREEs, program order
+    std::vector<uint32_t> release_after; // FREEd bases whose last access is here
   };
 
   Partition partition;                 // the fuser's, after defer_early_writes

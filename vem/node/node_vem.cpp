@@ -140,17 +140,17 @@ void NodeVem::run(const Program& program, FlushPlan& plan, const std::vector<Bas
           profiler_->on_block(program, kb.instrs, kb.contracted,
                               engine_->stats().execute_seconds - before);
       }
-      for (auto [id, op] : block.sync) {
-        Base& base = *bases[id];
-        if (op == Opcode::SYNC) {
+      for (const FlushPlan::Block::System& s : block.sync) {
+        Base& base = *bases[s.base];
+        if (s.op == Opcode::SYNC) {
           if (device_ && device_->resident(base)) {
             if (!base.data) allocate(base, false);
-            device_->sync(base);
+            device_->sync(base, program.instrs[s.instr].view(0));
           } else if (!base.data) {
             allocate(base, true); // never written: zeros, as a fresh np.zeros
           }
           base.synced = true;
-        } else if (op == Opcode::FREE) {
+        } else if (s.op == Opcode::FREE) {
           release(base);
         }
       }
@@ -162,8 +162,8 @@ void NodeVem::run(const Program& program, FlushPlan& plan, const std::vector<Bas
     // releases up to them) already ran. release_memory is idempotent, so a base released early
     // whose FREE comes later is simply let go again.
     for (; b < blocks.size(); ++b)
-      for (auto [id, op] : plan.blocks[b].sync)
-        if (op == Opcode::FREE) release(*bases[id]);
+      for (const FlushPlan::Block::System& s : plan.blocks[b].sync)
+        if (s.op == Opcode::FREE) release(*bases[s.base]);
     engine_->end_flush();
     throw;
   }

@@ -432,6 +432,7 @@ namespace {
 struct DeviceEngine : Engine, DeviceMemory {
   std::map<const Base*, std::vector<double>> device;
   int64_t allocations = 0, zero_fills = 0, syncs = 0, releases = 0;
+  std::vector<std::pair<int64_t, int64_t>> sync_parts; // (offset, elements) each SYNC asked for
 
   std::string_view name() const override { return "device"; }
   DeviceMemory* device_memory() override { return this; }
@@ -446,9 +447,11 @@ struct DeviceEngine : Engine, DeviceMemory {
     // Not zero-filled memory holds garbage: NaN, so a read of it shows.
     device[&base].assign(size_t(base.nelem), zero_fill ? 0.0 : std::nan(""));
   }
-  void sync(Base& base) override {
+  void sync(Base& base, const View& part) override {
     REQUIRE(base.data != nullptr);
+    REQUIRE(part.base.get() == &base);
     ++syncs;
+    sync_parts.push_back({part.offset, part.size()});
     std::memcpy(base.data, device.at(&base).data(), size_t(base.nbytes()));
   }
   void release(Base& base) override { releases += device.erase(&base); }
@@ -496,7 +499,7 @@ ADD O, T, T
 ADD Z, Z, 1
 FREE T
 SYNC O
-SYNC Z
+SYNC Z{3;;}
 )");
   Base& A = *p.find_base("A");
   A.data = a; // the frontend's array
@@ -505,6 +508,8 @@ SYNC Z
   CHECK(e.allocations == 3); // T, O and Z: written first on the device
   CHECK(e.zero_fills == 1);  // Z, read before written
   CHECK(e.syncs == 2);
+  // Each SYNC hands the device its view: all of O, Z's last element.
+  CHECK(e.sync_parts == std::vector<std::pair<int64_t, int64_t>>{{0, 4}, {3, 1}});
   CHECK(e.releases == 1); // T
   CHECK_FALSE(e.resident(T));
   CHECK(T.data == nullptr); // never on the host
