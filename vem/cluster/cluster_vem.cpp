@@ -184,7 +184,7 @@ void ClusterVem::run(const Program& program, const std::vector<Base*>& scatter_l
     failed = comm_.min(error ? me : ranks);
     if (failed < ranks) break;
     exchange(phase.post_in, phase.post_out);
-    for (Base* b : phase.syncs) gather(*b);
+    for (const Sync& s : phase.syncs) gather(s);
   }
   for (const BasePtr& t : plan.temporaries) dir_.erase(t.get());
   if (failed < ranks) {
@@ -206,6 +206,7 @@ void ClusterVem::run(const Program& program, const std::vector<Base*>& scatter_l
     if (ins.op == Opcode::FREE) continue;
     Base* b = ins.out().base.get();
     auto it = dir_.find(b);
+    if (plan.partial_syncs.count(&ins)) continue; // the base stays stale here
     const bool sync = ins.op == Opcode::SYNC;
     b->synced = sync;
     b->device_newer = !sync;
@@ -253,12 +254,19 @@ void ClusterVem::exchange(const std::vector<std::vector<Piece>>& in,
   }
 }
 
-void ClusterVem::gather(Base& base) {
+void ClusterVem::gather(const Sync& s) {
   if (comm_.size() == 1) return;
-  const auto [counts, displs] = pieces(entry(base).dist);
+  Base& base = *s.base;
+  auto [counts, displs] = pieces(entry(base).dist);
+  if (!s.whole())
+    for (size_t r = 0; r < counts.size(); ++r) { // each rank's piece within [lo, hi)
+      const int64_t lo = std::max(displs[r], s.lo), hi = std::min(displs[r] + counts[r], s.hi);
+      displs[r] = lo;
+      counts[r] = std::max<int64_t>(0, hi - lo);
+    }
   ensure_data(base);
   comm_.gather(base.data, size_t(dtype_size(base.dtype)), counts, displs);
-  if (comm_.rank() == 0) {
+  if (comm_.rank() == 0 && s.whole()) {
     base.synced = true;
     base.device_newer = false;
   }

@@ -44,7 +44,7 @@ private:
   void run(const Program& program, const std::vector<Base*>& scatter);
   void exchange(const std::vector<std::vector<Piece>>& in,
                 const std::vector<std::vector<Piece>>& out);
-  void gather(Base& base);
+  void gather(const Sync& sync);
   void scatter(Base& base);
   const BaseEntry& entry(const Base& b) const { return dir_.at(&b); }
 

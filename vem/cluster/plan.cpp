@@ -65,6 +65,25 @@ public:
   }
 
 private:
+  // What a SYNC gathers: the span of its view when that is a small part of a large base, a few
+  // times per write of the base (a pivot read of a matrix the ranks keep rewriting); else the
+  // whole base (a host that reads much of it). Every rank decides alike.
+  Sync sync_of(const Instruction& ins) {
+    const View& v = ins.out();
+    Base* base = v.base.get();
+    Sync whole{base, 0, base->nelem};
+    auto it = dir_.find(base);
+    if (it == dir_.end() || base->nbytes() < kPartialSyncMinBytes ||
+        it->second.partial_syncs >= kPartialSyncsPerWrite)
+      return whole;
+    const Sync part{base, v.size() == 0 ? 0 : v.min_index(), v.size() == 0 ? 0 : v.max_index() + 1};
+    if (part.whole()) return whole;
+    ++it->second.partial_syncs;
+    return part;
+  }
+  static constexpr int64_t kPartialSyncMinBytes = 64 << 10;
+  static constexpr int kPartialSyncsPerWrite = 8;
+
   Phase fresh() const {
     Phase p;
     for (auto* l : {&p.in, &p.out, &p.post_in, &p.post_out}) l->resize(size_t(ranks_));
@@ -115,10 +134,12 @@ private:
     if (ins.op == Opcode::SYNC) {
       ++items_;
       if (me_ == 0) cur_.local.instrs.push_back(ins);
-      cur_.syncs.push_back(ins.out().base.get());
+      cur_.syncs.push_back(sync_of(ins));
+      if (!cur_.syncs.back().whole()) plan_.partial_syncs.insert(&ins);
       syncing_.insert(ins.out().base.get());
       return;
     }
+    if (auto it = dir_.find(ins.out().base.get()); it != dir_.end()) it->second.partial_syncs = 0;
     if (ins.out().size() == 0) return; // writes nothing
     const OpInfo& info = ins.info();
     switch (info.family) {

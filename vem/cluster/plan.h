@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/program.h"
@@ -20,6 +21,7 @@ struct BaseEntry {
   std::weak_ptr<Base> weak;   // rank 0: the frontend's base, for noticing its death
   uint64_t host_writes = 0;   // rank 0: Base::host_writes when the cluster last had its values
   bool rank0_current = false; // rank 0: its data holds every element's current value
+  int partial_syncs = 0;      // SYNCs of a part of it since a flush last wrote it (every rank)
 };
 using Directory = std::unordered_map<const Base*, BaseEntry>;
 
@@ -41,10 +43,18 @@ struct Piece {
 // One phase: exchange (every message of it posted at once), this rank's local program through
 // the node VEM, then a fallback's write-back and the SYNC gathers. in[q] / out[q]: the pieces
 // this rank receives from / sends to rank q, sorted and merged (both sides list them alike).
+// A SYNC: the elements [lo, hi) of the base gather to rank 0 (all of them, or the span of the
+// view a frontend reads: an element, a row).
+struct Sync {
+  Base* base;
+  int64_t lo, hi;
+  bool whole() const { return lo == 0 && hi == base->nelem; }
+};
+
 struct Phase {
   std::vector<std::vector<Piece>> in, out, post_in, post_out;
   Program local;
-  std::vector<Base*> syncs;
+  std::vector<Sync> syncs;
   bool fallback = false;
 };
 
@@ -52,6 +62,8 @@ struct FlushPlan {
   std::vector<Phase> phases;
   std::vector<BasePtr> temporaries; // the reductions' partial results (their FREEs are in)
   int64_t fallbacks = 0;            // instructions run on rank 0 for all
+  // SYNCs that gather part of their base (the base then stays stale on rank 0).
+  std::unordered_set<const Instruction*> partial_syncs;
 };
 
 // Plans `program` for rank `me` of `ranks`: owner computes (the rows of each output a rank

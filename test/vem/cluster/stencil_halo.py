@@ -1,6 +1,7 @@
 """Run by test_cluster_mpi.py under `mpirun -np P` (and as one process): counts the bytes the
-cluster VEM exchanges for a 2-D 5-point stencil step and for fused stencil-free steps, and prints
-full reductions (their repr, exact) for comparison across P."""
+cluster VEM exchanges for a 2-D 5-point stencil step, for fused stencil-free steps and for reads
+of single elements of the grid the ranks keep rewriting (a pivot loop), and prints full
+reductions and the elements read (their repr, exact) for comparison across P."""
 import sys
 
 import hassium as np
@@ -29,9 +30,18 @@ def main():
         grid += 1.0
     np.flush()
     b2, m2, _ = exchanged()
+    # Pivot reads: the ranks rewrite the grid, rank 0 reads one element after each step: that
+    # element comes over (from its owner), not the grid.
+    pivots = []
+    for k in range(0, n, n // 8):
+        grid *= 1.0001
+        pivots.append(float(grid[k, k]))
+    b3, m3, _ = exchanged()
     print(f"ranks {ranks}")
     print(f"stencil step: {b1 - b0} bytes in {m1 - m0} messages")
     print(f"element-wise steps: {b2 - b1} bytes in {m2 - m1} messages")
+    print(f"pivot reads: {len(pivots)} reads, {b3 - b2} bytes in {m3 - m2} messages")
+    print(f"pivots {pivots!r}")
     print(f"sum {float(grid.sum())!r}")
     print(f"sum axis 0 {float(grid.sum(axis=0)[7])!r}")
     print(f"max {float(grid.max())!r} min {float(np.min(grid[1:, 3:]))!r}")

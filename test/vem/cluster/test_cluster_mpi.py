@@ -45,9 +45,13 @@ def stencil(ranks):
                 "element-wise steps: 0 bytes in 0 messages"]
         if out[:3] != want:
             failures.append(f"P={p}: {out[:3]} != {want}")
-        if out[3:] != one[3:]:
-            failures.append(f"P={p}: reductions {out[3:]} != 1 rank {one[3:]}")
-        print(f"P={p}: {out[1]}; reductions bit-identical to 1 rank")
+        # Each pivot read gathers its element only: at most 8 bytes a read.
+        reads, got = out[3].split()[2], out[3].split()[4]
+        if not out[3].startswith("pivot reads:") or int(got) > 8 * int(reads):
+            failures.append(f"P={p}: {out[3]} (want at most 8 bytes a read)")
+        if out[4:] != one[4:]:
+            failures.append(f"P={p}: reductions {out[4:]} != 1 rank {one[4:]}")
+        print(f"P={p}: {out[1]}; {out[3]}; reductions bit-identical to 1 rank")
     return failures
 
 
