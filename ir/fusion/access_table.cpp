@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "ir/fusion/contraction.h"
+#include "ir/fusion/view_boxes.h"
 
 namespace hassium {
 
@@ -56,56 +57,6 @@ InstrKind kind_of(const Instruction& ins) {
   return InstrKind::SOLO;
 }
 
-// A view's elements inside a box of the base seen as rows of `row` elements: every element
-// index is r * row + c with r in [r_lo, r_hi] and c in [c_lo, c_hi]. Dimensions whose stride
-// is a multiple of `row` move r, the others move c; when c never leaves [0, row) that is exact
-// per axis, otherwise the box is the flat interval's rows with every column.
-struct Box {
-  int64_t r_lo, r_hi, c_lo, c_hi;
-  bool meets(const Box& o) const {
-    return r_lo <= o.r_hi && o.r_lo <= r_hi && c_lo <= o.c_hi && o.c_lo <= c_hi;
-  }
-  // The interval along rows (axis 0) or columns (axis 1).
-  int64_t lo(int axis) const { return axis == 0 ? r_lo : c_lo; }
-  int64_t hi(int axis) const { return axis == 0 ? r_hi : c_hi; }
-};
-
-Box box_of(const View& v, int64_t row) {
-  const int64_t lo = v.min_index(), hi = v.max_index();
-  Box flat{lo / row, hi / row, 0, row - 1};
-  if (row <= 1 || v.offset < 0) return flat;
-  int64_t rmin = 0, rmax = 0, cmin = 0, cmax = 0;
-  for (size_t k = 0; k < v.shape.size(); ++k) {
-    if (v.shape[k] <= 1) continue;
-    const int64_t ext = v.stride[k] * (v.shape[k] - 1);
-    if (v.stride[k] % row == 0)
-      (ext > 0 ? rmax : rmin) += ext / row;
-    else
-      (ext > 0 ? cmax : cmin) += ext;
-  }
-  const int64_t r0 = v.offset / row, c0 = v.offset % row;
-  if (c0 + cmin < 0 || c0 + cmax >= row) return flat;
-  return {r0 + rmin, r0 + rmax, c0 + cmin, c0 + cmax};
-}
-
-// The row length that cuts a base's views into the tightest boxes: the most common stride
-// (> 1, by absolute value) of their dimensions, the larger one on ties (a matrix's row length
-// when its rows and columns are both viewed); 1 when every view is contiguous.
-int64_t row_length(const AccessTable& t, uint32_t first, uint32_t end) {
-  std::unordered_map<int64_t, uint32_t> count;
-  for (uint32_t v = first; v < end; ++v) {
-    const View& view = *t.views[v].view;
-    for (size_t k = 0; k < view.shape.size(); ++k)
-      if (view.shape[k] > 1 && (view.stride[k] > 1 || view.stride[k] < -1))
-        ++count[view.stride[k] < 0 ? -view.stride[k] : view.stride[k]];
-  }
-  int64_t best = 1;
-  uint32_t most = 0;
-  for (auto [stride, n] : count)
-    if (n > most || (n == most && stride > best)) best = stride, most = n;
-  return best;
-}
-
 // Fills ViewEntry::overlaps for the views [first, end) of one base: the pairs that overlap and
 // of which at least one view is written. Candidates come from a sweep over the views sorted by
 // their boxes' start along one axis: a written view meets every later view whose box starts at
@@ -121,7 +72,10 @@ void find_overlaps(AccessTable& t, uint32_t first, uint32_t end) {
     uint32_t id;
     bool written;
   };
-  const int64_t row = row_length(t, first, end);
+  std::vector<const View*> views;
+  views.reserve(end - first);
+  for (uint32_t v = first; v < end; ++v) views.push_back(t.views[v].view);
+  const int64_t row = row_length(views);
   std::vector<Item> items;
   items.reserve(end - first);
   for (uint32_t v = first; v < end; ++v) {
@@ -130,19 +84,10 @@ void find_overlaps(AccessTable& t, uint32_t first, uint32_t end) {
     items.push_back({box_of(view, row), v, t.views[v].written});
   }
   if (items.size() < 2) return;
-  // Sum over the boxes of their extent along each axis over that axis's whole range.
-  double density[2];
-  for (int axis = 0; axis < 2; ++axis) {
-    int64_t lo = items[0].box.lo(axis), hi = items[0].box.hi(axis);
-    double covered = 0;
-    for (const Item& it : items) {
-      lo = std::min(lo, it.box.lo(axis));
-      hi = std::max(hi, it.box.hi(axis));
-      covered += double(it.box.hi(axis) - it.box.lo(axis) + 1);
-    }
-    density[axis] = covered / double(hi - lo + 1);
-  }
-  const int axis = density[1] < density[0] ? 1 : 0;
+  std::vector<Box> boxes;
+  boxes.reserve(items.size());
+  for (const Item& it : items) boxes.push_back(it.box);
+  const int axis = sweep_axis(boxes);
   std::sort(items.begin(), items.end(), [axis](const Item& a, const Item& b) {
     return a.box.lo(axis) != b.box.lo(axis) ? a.box.lo(axis) < b.box.lo(axis) : a.id < b.id;
   });

@@ -13,6 +13,7 @@
 #include "core/pointer_index.h"
 #include "core/view_index.h"
 #include "ir/fusion/fusibility.h"
+#include "ir/fusion/view_boxes.h"
 
 namespace hassium {
 
@@ -204,6 +205,7 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
     uint32_t base;
     int64_t lo, hi;
     int64_t offset; // then, its residue modulo its base's stride gcd
+    const View* view;
   };
   // Per base: the gcd of its distinct views' strides (of extents > 1); 0 while there are none.
   thread_local std::vector<int64_t> tls_stride_gcd;
@@ -264,7 +266,7 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
           if (first_view[base_id] != uint32_t(id)) base_flags[base_id] |= kManyViews;
           if (!system && o == 0) base_flags[base_id] |= kWritten; // the access table's rule
           if (id == next && v->size() > 0) {
-            spans.push_back({base_id, v->min_index(), v->max_index(), v->offset});
+            spans.push_back({base_id, v->min_index(), v->max_index(), v->offset, v});
             int64_t& g = stride_gcd[base_id];
             for (size_t d = 0; d < v->shape.size(); ++d)
               if (v->shape[d] > 1) g = std::gcd(g, v->stride[d] < 0 ? -v->stride[d] : v->stride[d]);
@@ -305,7 +307,8 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
     // The written bases with several views: views whose offsets differ modulo the gcd g of the
     // base's strides share no element (each element index is offset + a multiple of g: the
     // columns of a matrix, interleaved); among views of one residue, the intervals, sorted, must
-    // not meet.
+    // not meet. Where they do, the base's views may still be apart as boxes of rows and columns
+    // (ir/fusion/view_boxes.h: a matrix's columns and one of its rows, whose strides' gcd is 1).
     *overlap_free = true;
     std::erase_if(spans,
                   [&](const Span& s) { return base_flags[s.base] != (kWritten | kManyViews); });
@@ -317,10 +320,18 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
       if (a.base != b.base) return a.base < b.base;
       return a.offset != b.offset ? a.offset < b.offset : a.lo < b.lo;
     });
-    for (size_t i = 1; i < spans.size() && *overlap_free; ++i)
-      if (spans[i].base == spans[i - 1].base && spans[i].offset == spans[i - 1].offset &&
-          spans[i].lo <= spans[i - 1].hi)
-        *overlap_free = false;
+    thread_local std::vector<const View*> tls_base_views;
+    std::vector<const View*>& base_views = tls_base_views;
+    for (size_t first = 0, end; first < spans.size() && *overlap_free; first = end) {
+      bool apart = true;
+      for (end = first + 1; end < spans.size() && spans[end].base == spans[first].base; ++end)
+        if (spans[end].offset == spans[end - 1].offset && spans[end].lo <= spans[end - 1].hi)
+          apart = false;
+      if (apart) continue;
+      base_views.clear();
+      for (size_t i = first; i < end; ++i) base_views.push_back(spans[i].view);
+      *overlap_free = boxes_disjoint(base_views, 4 * base_views.size());
+    }
   }
   if (layout) {
     // The geometry, then everything: the offsets hashed with the geometry as the seed.

@@ -484,6 +484,26 @@ TEST_CASE("overlap-free: a matrix's columns, written one by one") {
   CHECK_FALSE(free); // column 1 again, from row 1: shares elements 6..26 with A[:, 1]
 }
 
+TEST_CASE("overlap-free: a matrix's short columns and the row below them, as boxes") {
+  // A(6x5)[:3, j] for distinct j and A[3, :]: the strides' gcd is 1 (no residue tells them
+  // apart) and the columns' intervals meet, but as boxes of rows and columns they are apart.
+  test::ProgramBuilder b;
+  auto a = b.base("A", 30), q = b.base("Q", 5);
+  for (int64_t j : {0, 2, 3})
+    b.op(Opcode::ADD, {test::ProgramBuilder::view(a, j, 3, 5),
+                       test::ProgramBuilder::view(a, j, 3, 5), test::ProgramBuilder::f64(1)});
+  b.op(Opcode::ADD, {test::ProgramBuilder::view(a, 15, 5, 1),
+                     test::ProgramBuilder::view(a, 15, 5, 1), b.whole(q)});
+  std::string key;
+  bool free = false;
+  MergeCache::write_key(b.p, FuserOptions{}, key, nullptr, nullptr, &free);
+  CHECK(free);
+  // The row of the columns' last element: A[2, :] meets A[:3, 0] at element 10.
+  b.op(Opcode::IDENTITY, {test::ProgramBuilder::view(a, 10, 5, 1), test::ProgramBuilder::f64(1)});
+  MergeCache::write_key(b.p, FuserOptions{}, key, nullptr, nullptr, &free);
+  CHECK_FALSE(free);
+}
+
 namespace {
 // `p` with all views of each base moved by one distance per base (inside the base; a base that
 // a FREE or SYNC names whole stays).
