@@ -268,6 +268,11 @@ void Runtime::wait_background_work() {
   if (stack_.backend) stack_.backend->wait_background_work();
 }
 
+void Runtime::finish_queued_work() {
+  std::lock_guard exec(exec_mutex_);
+  if (stack_.backend) stack_.backend->finish_queued_work();
+}
+
 void Runtime::shutdown() {
   ReleaseBin bin;
   bool profile;

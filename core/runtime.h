@@ -112,6 +112,9 @@ public:
   ProfileCounters counters() const;
   // Waits for the backend's background work (Backend::wait_background_work).
   void wait_background_work();
+  // Waits for work the backend queued asynchronously (Backend::finish_queued_work): what a
+  // frontend does before its process exits.
+  void finish_queued_work();
   // Prints the counters to stderr when the stack asked for it; then drops the backend.
   void shutdown();
 

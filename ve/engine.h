@@ -128,6 +128,9 @@ public:
   // Blocks until work the engine does in the background (compiling optimized kernels) is
   // done; its results are used from the next block on. For tests and benchmarks.
   virtual void wait_background_work() {}
+  // Blocks until work the engine queued asynchronously (a device's launches) has run
+  // (Backend::finish_queued_work).
+  virtual void finish_queued_work() {}
   virtual EngineStats stats() const = 0;
 
   // Called by prepare() once per flush, just before its first compile or kernel load (the VEM

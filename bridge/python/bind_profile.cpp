@@ -52,6 +52,10 @@ void bind_profile(py::module_& m) {
       "Runs what is pending, then waits until the engine's background work is done: kernels "
       "compiled by the fast code generator have their optimized code from the next flush on "
       "([cpu] tiered_compile). For tests and benchmarks that measure the steady state.");
+  m.def(
+      "_finish_queued_work", [] { without_gil([] { Runtime::instance().finish_queued_work(); }); },
+      "Waits for work queued on a device (the GPU engine's asynchronous launches); the exit hook "
+      "calls it after the last flush.");
   m.def("profile", &profile_dict,
         "Runs what is pending, then returns the runtime's profile counters as a dict: the "
         "figures HASSIUM_PROFILE=1 prints at exit (flushes, instructions, blocks, partition and "

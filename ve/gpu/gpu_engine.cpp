@@ -61,10 +61,7 @@ public:
     device_->fill_zero(error_);
   }
   ~GpuEngine() override {
-    try {
-      device_->synchronize();
-    } catch (...) {
-    }
+    finish_queued_work();
     for (auto& [base, e] : resident_) device_->release(e.buffer);
     if (scratch_) device_->release(scratch_);
     device_->release(error_);
@@ -72,6 +69,14 @@ public:
 
   std::string_view name() const override { return name_; }
   DeviceMemory* device_memory() override { return this; }
+
+  // Waits for everything queued on the device (an error is left for the next flush to report).
+  void finish_queued_work() override {
+    try {
+      device_->synchronize();
+    } catch (...) {
+    }
+  }
 
   EngineStats stats() const override {
     EngineStats s = stats_;

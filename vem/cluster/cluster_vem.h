@@ -36,6 +36,7 @@ public:
   // The node VEM's counters, and the cluster's summed over the ranks (rank 0 asks the others).
   void add_counters(ProfileCounters& c) const override;
   void wait_background_work() override { node_->wait_background_work(); }
+  void finish_queued_work() override { node_->finish_queued_work(); }
   // Ranks > 0: runs rank 0's flushes until it shuts down; then finalizes MPI and ends the process.
   [[noreturn]] void serve();
 

@@ -67,6 +67,7 @@ public:
   void execute(const Program& program) override;
   void add_counters(ProfileCounters& c) const override;
   void wait_background_work() override { engine_->wait_background_work(); }
+  void finish_queued_work() override { engine_->finish_queued_work(); }
   // Profiling on: also gather the singleton cost, bytes moved and the time of each distinct
   // kernel (vem/node/flush_profiler.h). Off by default; install_stack() sets [profile] enabled.
   void set_profiling(bool on);

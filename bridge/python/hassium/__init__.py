@@ -99,6 +99,9 @@ _hassium._set_fallback(_fallback.hook)
 def _at_exit():
     try:
         flush()
+        # Queued device work (the GPU engine launches asynchronously) runs before the exit
+        # handlers tear down the libraries that run it.
+        _hassium._finish_queued_work()
     finally:
         _hassium._set_shutting_down()
         report = _hassium.config_value("python", "fallback_report")
