@@ -27,10 +27,12 @@ public:
   // Blocks until work the backend does in the background (an engine compiling optimized
   // kernels) is done. For tests and benchmarks that measure the steady state.
   virtual void wait_background_work() {}
-  // Blocks until work the backend queued asynchronously (a device's launches) has run. A
-  // process calls it before it exits: queued device work must not outlive the libraries that
-  // run it (PoCL compiles a kernel at its launch with an LLVM whose lazily made statics
-  // exit() destroys before any earlier exit hook runs).
+  // Blocks until work the backend queued asynchronously (a device's launches) has run; an
+  // interrupt request ends the wait (Interrupted). A frontend's explicit flush calls it (its
+  // results are then computed, as on the CPU engine), and so does a process before it exits:
+  // queued device work must not outlive the libraries that run it (PoCL compiles a kernel at
+  // its launch with an LLVM whose lazily made statics exit() destroys before any earlier exit
+  // hook runs).
   virtual void finish_queued_work() {}
 };
 

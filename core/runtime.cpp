@@ -270,6 +270,7 @@ void Runtime::wait_background_work() {
 
 void Runtime::finish_queued_work() {
   std::lock_guard exec(exec_mutex_);
+  clear_interrupt(); // as a flush: a request from before is the frontend's
   if (stack_.backend) stack_.backend->finish_queued_work();
 }
 

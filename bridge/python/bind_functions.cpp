@@ -134,7 +134,8 @@ void bind_functions(py::module_& m) {
       },
       "The names a component key of the configuration may take in this build, by the "
       "registry's id (\"stack.engine\", \"fuser.algorithm\", ...), in registration order.");
-  m.def("flush", &flush, "Runs every pending instruction.");
+  m.def("flush", &flush,
+        "Runs every pending instruction (on a GPU engine, until the device has run them).");
   m.def("pending", &pending_count, "Instructions recorded since the last flush.");
   m.def("set_flush_threshold", &set_flush_threshold);
   m.def("flush_threshold", &flush_threshold);

@@ -66,7 +66,10 @@ void record(Opcode op, std::vector<Operand> operands) {
 
 void flush() {
   g_recorder.flushed_elsewhere();
-  without_gil([] { Runtime::instance().flush(); });
+  without_gil([] {
+    Runtime::instance().flush();
+    Runtime::instance().finish_queued_work(); // a device's launches have run, too
+  });
 }
 
 void sync(const BasePtr& base, const View* part) {

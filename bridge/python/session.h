@@ -41,7 +41,7 @@ template <typename... T> std::vector<Operand> operands(T&&... x) {
 // ([python] flush_threshold) are pending, at the loop phase of the previous flush when
 // [python] align_flushes is on (core/flush_policy.h: at most twice the threshold).
 void record(Opcode op, std::vector<Operand> operands);
-// Runs everything pending.
+// Runs everything pending, and waits until a device has run it (Runtime::finish_queued_work).
 void flush();
 // Flushes and makes the base's memory hold its values; allocates the memory of a base nothing
 // ever wrote (numpy.empty), so that the frontend can always look at it.

@@ -4,15 +4,18 @@
 // scans, error paths, blocks the GPU hands to the CPU engine.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <complex>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "core/error.h"
 #include "core/index_error.h"
+#include "core/interrupt.h"
 #include "ir/text/parser.h"
 #include "vem/stack.h"
 
@@ -271,6 +274,39 @@ TEST_CASE("opencl: a read of one element copies that element, not the whole base
   free_a.instrs.emplace_back(Opcode::FREE, std::vector<Operand>{whole});
   b.execute(free_a);
   a->data = nullptr;
+}
+
+TEST_CASE("opencl: an interrupt ends a wait for queued device work; the engine stays usable",
+          "[ve][opencl]") {
+  Backend& b = opencl();
+  b.finish_queued_work(); // nothing queued: returns
+  // A second or more of PoCL work, queued by a flush that returns at once.
+  std::ostringstream text;
+  text << ".base x float64 2000000\nRANGE x\n";
+  for (int k = 0; k < 40; ++k) text << "SIN x, x\nCOS x, x\n";
+  Program p = parse_program(text.str());
+  BasePtr x = p.bases[0];
+  b.execute(p);
+  clear_interrupt();
+  std::thread signal([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    request_interrupt(); // as the frontend's SIGINT handler does
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK_THROWS_AS(b.finish_queued_work(), Interrupted);
+  signal.join();
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+  // The work goes on and finishes; then its values are the CPU engine's.
+  b.finish_queued_work();
+  Program read;
+  read.instrs.emplace_back(Opcode::SYNC, std::vector<Operand>{View::whole(x)});
+  b.execute(read);
+  double want = 1.0;
+  for (int k = 0; k < 40; ++k) want = std::cos(std::sin(want));
+  CHECK(static_cast<const double*>(x->data)[1] == Approx(want).epsilon(1e-12));
+  Program free_x;
+  free_x.instrs.emplace_back(Opcode::FREE, std::vector<Operand>{View::whole(x)});
+  b.execute(free_x);
 }
 
 TEST_CASE("opencl: reductions over every axis, long axes through group partials", "[ve][opencl]") {

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "ve/cuda/cuda_driver.h"
 #include "ve/cuda/nvrtc.h"
+#include "ve/gpu/interruptible_wait.h"
 
 namespace hassium::cuda {
 
@@ -300,6 +301,7 @@ void CudaDevice::copy_to_host(void* dst, gpu::DeviceBuffer src, size_t offset, s
       << "copy of " << bytes << " bytes at " << offset << " from a buffer of " << src.bytes;
   std::lock_guard lock(mutex_);
   bind();
+  wait_stream(); // the long wait (for the kernels before the copy) is interruptible
   struct Pending {
     Slot* slot;
     char* to;
@@ -462,9 +464,15 @@ void CudaDevice::launch(gpu::DeviceKernel& kernel, const gpu::LaunchGeometry& g,
   stats_.launches++;
 }
 
+void CudaDevice::wait_stream() {
+  const DriverApi& d = driver();
+  gpu::wait_interruptibly([&] { return d.cuStreamQuery(stream_) != CUDA_ERROR_NOT_READY; });
+}
+
 void CudaDevice::synchronize() {
   std::lock_guard lock(mutex_);
   bind();
+  wait_stream(); // SIGINT ends the wait; cuStreamSynchronize then reports a failed launch
   HS_CU(cuStreamSynchronize, stream_);
   params_used_ = 0;
   for (Slot& s : slots_) s.busy = false;

@@ -88,6 +88,8 @@ private:
     bool busy = false;
   };
   void bind() const;
+  // Waits (mutex held) until the stream's work has run; SIGINT ends the wait (Interrupted).
+  void wait_stream();
   Slot& next_slot();
   void wait(Slot& slot);
   CUdeviceptr upload_params(const std::vector<int64_t>& params);

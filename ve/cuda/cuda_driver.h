@@ -27,6 +27,7 @@ namespace hassium::cuda {
   X(cuMemGetInfo_v2)                                                                               \
   X(cuStreamCreate)                                                                                \
   X(cuStreamSynchronize)                                                                           \
+  X(cuStreamQuery)                                                                                 \
   X(cuStreamDestroy_v2)                                                                            \
   X(cuEventCreate)                                                                                 \
   X(cuEventRecord)                                                                                 \

@@ -61,7 +61,10 @@ public:
     device_->fill_zero(error_);
   }
   ~GpuEngine() override {
-    finish_queued_work();
+    try {
+      finish_queued_work();
+    } catch (...) { // (an error or interrupt is no longer anyone's to report)
+    }
     for (auto& [base, e] : resident_) device_->release(e.buffer);
     if (scratch_) device_->release(scratch_);
     device_->release(error_);
@@ -70,13 +73,8 @@ public:
   std::string_view name() const override { return name_; }
   DeviceMemory* device_memory() override { return this; }
 
-  // Waits for everything queued on the device (an error is left for the next flush to report).
-  void finish_queued_work() override {
-    try {
-      device_->synchronize();
-    } catch (...) {
-    }
-  }
+  // Waits for everything queued on the device; SIGINT ends the wait (Interrupted).
+  void finish_queued_work() override { device_->synchronize(); }
 
   EngineStats stats() const override {
     EngineStats s = stats_;

@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "ve/gpu/interruptible_wait.h"
 
 namespace hassium::gpu {
 
@@ -274,6 +275,7 @@ public:
   }
   void copy_to_host(void* dst, DeviceBuffer src, size_t offset, size_t bytes) override {
     if (bytes == 0) return;
+    synchronize(); // the long wait (for the kernels before it) is interruptible
     check(clEnqueueReadBuffer(queue_, mem(src), CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr),
           "clEnqueueReadBuffer");
   }
@@ -343,7 +345,27 @@ public:
     check(e, "clEnqueueNDRangeKernel");
   }
 
-  void synchronize() override { check(clFinish(queue_), "clFinish"); }
+  // Waits for the queue through a marker it polls, so that SIGINT ends the wait; clFinish then
+  // reports a failed command.
+  void synchronize() override {
+    cl_event marker = nullptr;
+    check(clEnqueueMarkerWithWaitList(queue_, 0, nullptr, &marker), "clEnqueueMarkerWithWaitList");
+    check(clFlush(queue_), "clFlush");
+    try {
+      wait_interruptibly([&] {
+        cl_int status = CL_QUEUED;
+        if (clGetEventInfo(marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                           nullptr) != CL_SUCCESS)
+          return true; // clFinish says what went wrong
+        return status == CL_COMPLETE || status < 0;
+      });
+    } catch (...) {
+      clReleaseEvent(marker);
+      throw;
+    }
+    clReleaseEvent(marker);
+    check(clFinish(queue_), "clFinish");
+  }
 
 private:
   static cl_mem mem(DeviceBuffer b) { return reinterpret_cast<cl_mem>(b.handle); }
