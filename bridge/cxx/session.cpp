@@ -163,6 +163,7 @@ void* sync(const node& n, bool for_write) {
 
 void flush() {
   run_pending(nullptr);
+  runtime().finish_queued_work(); // a device's launches have run, too
 }
 size_t pending() {
   return Runtime::instance().pending_size();

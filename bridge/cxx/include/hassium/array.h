@@ -291,7 +291,8 @@ template <element T> std::ostream& operator<<(std::ostream& os, const array<T>& 
   return os;
 }
 
-// Runs every recorded operation now.
+// Runs every recorded operation now (on a GPU engine, until the device has run them; call it
+// before a program ends with work it never read, so that none is left queued at exit).
 inline void flush() {
   detail::flush();
 }
