@@ -2,7 +2,6 @@
 #include "ir/fusion/view_boxes.h"
 
 #include <algorithm>
-#include <numeric>
 #include <unordered_map>
 
 namespace hassium {
