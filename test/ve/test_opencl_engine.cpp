@@ -276,7 +276,7 @@ TEST_CASE("opencl: a read of one element copies that element, not the whole base
   a->data = nullptr;
 }
 
-TEST_CASE("opencl: an interrupt ends a wait for queued device work; the engine stays usable",
+TEST_CASE("opencl: an interrupt ends a wait for queued device work, and the engine stays usable",
           "[ve][opencl]") {
   Backend& b = opencl();
   b.finish_queued_work(); // nothing queued: returns
