@@ -4,6 +4,8 @@
 # (for a machine without NVRTC), config.ini and run.sh. Usage: test/ve/cuda_device_pack.sh [DIR]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=test/ve/device_common.sh
+source "$root/test/ve/device_common.sh"
 out=${1:-$root/build-device}
 build=${BUILD:-$root/build}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-/work}
@@ -26,18 +28,11 @@ fi
 "$build/bin/cuda_device_check" --emit-binaries "$out/kernels" sm_90 compute_90 >/dev/null
 cp "$root/config.ini" "$out/config.ini"
 cp "$root/test/ve/cuda_device_run.sh" "$out/run.sh"
+cp "$root/test/ve/device_common.sh" "$out/"
 chmod +x "$out/run.sh"
-# What the binaries need beyond libc/libm/libstdc++/libgcc_s, libz, libzstd and libtinfo (on
-# every Ubuntu): carried in lib/ (libxxhash, the OpenCL ICD loader).
-for b in "$out"/bin/*; do
-  ldd "$b" | awk '/=> \// {print $3}' | while read -r so; do
-    case $(basename "$so") in
-    libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|libdl.so.*|libpthread.so.*|librt.so.* | \
-      libz.so.*|libzstd.so.*|libtinfo.so.*) ;;
-    *) cp -L "$so" "$out/lib/" ;;
-    esac
-  done
-done
+# What the binaries need beyond what every Ubuntu has: carried in lib/ (libxxhash, the OpenCL
+# ICD loader).
+for b in "$out"/bin/*; do carry_libraries "$b" "$out/lib"; done
 if ldd "$out/bin/cuda_device_check" | grep -q libLLVM; then
   echo "cuda_device_check needs libLLVM, which GPU machines lack" >&2
   exit 1

@@ -8,6 +8,8 @@
 # ENGINE_ARGS (e.g. "--match op_ADD --verbose"), ENGINE_TIMEOUT, BENCH_SIZE, BENCH_TIMEOUT.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=test/ve/device_common.sh
+source "$here/device_common.sh"
 logs=${OUT:-$here/logs}
 mkdir -p "$logs"
 export HASSIUM_CONFIG=$here/config.ini
@@ -21,22 +23,9 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --form
 ls -l /usr/lib/x86_64-linux-gnu/libcuda.so.1 2>/dev/null || ldconfig -p | grep libcuda.so.1
 
 echo "== NVRTC"
-nvrtc=${HASSIUM_CUDA_NVRTC_LIBRARY:-}
-if [[ -z $nvrtc ]]; then
-  for f in $(ldconfig -p 2>/dev/null | awk '/libnvrtc\.so\.1[23] /{print $NF}') \
-           /usr/local/cuda/lib64/libnvrtc.so.1[23] /usr/local/cuda-*/lib64/libnvrtc.so.1[23] \
-           /opt/*/.venv/lib/python3*/site-packages/nvidia/cu13/lib/libnvrtc.so.13 \
-           /opt/*/.venv/lib/python3*/site-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.1[23] \
-           /usr/local/lib/python3*/dist-packages/nvidia/cu13/lib/libnvrtc.so.13 \
-           /usr/local/lib/python3*/dist-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.1[23]; do
-    [[ -e $f ]] && { nvrtc=$f; break; }
-  done
-fi
+find_nvrtc
 if [[ -n $nvrtc ]]; then
   echo "NVRTC: $nvrtc"
-  export HASSIUM_CUDA_NVRTC_LIBRARY=$nvrtc
-  dir=$([[ -d $nvrtc ]] && echo "$nvrtc" || dirname "$nvrtc")
-  export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$dir
 else
   echo "NVRTC: not found here; hassium's own search runs, else the carried cubins are used"
 fi

@@ -11,6 +11,8 @@
 # Env: BUILD (build dir), VENV (for pybind11), PY312_INCLUDE (fallback Python headers; "" = none).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=test/ve/device_common.sh
+source "$root/test/ve/device_common.sh"
 out=${1:-$root/build-device-py}
 build=${BUILD:-$root/build}
 venv=${VENV:-$root/.venv}
@@ -26,13 +28,7 @@ lib=$(readlink -f "$build/lib/libhassium.so")
 soname=$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 strip -o "$stage/lib/$soname" "$lib"
 ln -s "$soname" "$stage/lib/libhassium.so"
-ldd "$stage/lib/$soname" | awk '/=> \// {print $3}' | while read -r so; do
-  case $(basename "$so") in
-  libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|libdl.so.*|libpthread.so.*|librt.so.* | \
-    libz.so.*|libzstd.so.*|libtinfo.so.*) ;;
-  *) cp -L "$so" "$stage/lib/" ;;
-  esac
-done
+carry_libraries "$stage/lib/$soname" "$stage/lib"
 if ldd "$stage/lib/$soname" | grep -q "not found"; then
   echo "libhassium.so has unresolved libraries here:" >&2; ldd "$stage/lib/$soname" >&2; exit 1
 fi
@@ -179,6 +175,7 @@ rm -rf "$out"
 mkdir -p "$out"
 tar -C "$stage" -cf - . | xz -T2 -6 > "$out/pack.tar.xz"
 cp "$root/test/ve/python_device_run.sh" "$out/run.sh"
+cp "$root/test/ve/device_common.sh" "$out/"
 chmod +x "$out/run.sh"
 cp "$stage/flags.sh" "$stage/PACKED" "$out/"
 (cd "$stage" && find . -type f -o -type l | sort) > "$out/MANIFEST"

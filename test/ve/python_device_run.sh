@@ -17,6 +17,8 @@
 # where `python3 -m hassium prog.py` works.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=test/ve/device_common.sh
+source "$here/device_common.sh"
 repo=$PWD
 logs=${OUT:-$here/logs}
 mkdir -p "$logs"
@@ -141,22 +143,8 @@ fi
 export PYTHONPATH=$work/python${PYTHONPATH:+:$PYTHONPATH}
 export LD_LIBRARY_PATH=$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export HASSIUM_CONFIG=$work/config.ini
-# NVRTC, as test/ve/cuda_device_run.sh finds it (or HASSIUM_CUDA_NVRTC_LIBRARY).
-nvrtc=${HASSIUM_CUDA_NVRTC_LIBRARY:-}
-if [[ -z $nvrtc ]]; then
-  for f in $(ldconfig -p 2>/dev/null | awk '/libnvrtc\.so\.1[23] /{print $NF}') \
-           /usr/local/cuda/lib64/libnvrtc.so.1[23] /usr/local/cuda-*/lib64/libnvrtc.so.1[23] \
-           /opt/*/.venv/lib/python3*/site-packages/nvidia/cu13/lib/libnvrtc.so.13 \
-           /opt/*/.venv/lib/python3*/site-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.1[23] \
-           /usr/local/lib/python3*/dist-packages/nvidia/cu13/lib/libnvrtc.so.13 \
-           /usr/local/lib/python3*/dist-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.1[23]; do
-    [[ -e $f ]] && { nvrtc=$f; break; }
-  done
-fi
-if [[ -n $nvrtc ]]; then
-  export HASSIUM_CUDA_NVRTC_LIBRARY=$nvrtc
-  export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$([[ -d $nvrtc ]] && echo "$nvrtc" || dirname "$nvrtc")
-fi
+# NVRTC, as the CUDA check's run.sh finds it (device_common.sh).
+find_nvrtc
 say "NVRTC: ${nvrtc:-not found here, the search of hassium itself runs}"
 { declare -p PYTHONPATH LD_LIBRARY_PATH HASSIUM_CONFIG
   [[ -n $nvrtc ]] && declare -p HASSIUM_CUDA_NVRTC_LIBRARY; } | sed 's/^declare -x/export/' \
