@@ -396,6 +396,26 @@ private:
     }
   }
 
+  // Per reduction, the group's HS_L values in local memory.
+  void local_values(const std::vector<size_t>& reds) {
+    for (size_t j : reds)
+      out_ << "  HS_LOCAL " << ctype(p_.instrs[j].in) << " loc" << j << "[HS_L];\n";
+  }
+
+  // Folds each reduction's loc<j>[0 .. HS_L) into loc<j>[0] in a fixed tree, item t taking
+  // t + s while `takes` holds (barriers around each level).
+  void tree_fold(const std::vector<size_t>& reds, const char* takes) {
+    out_ << "    HS_BARRIER();\n";
+    out_ << "    for (int s = HS_L / 2; s > 0; s >>= 1) {\n";
+    out_ << "      if (" << takes << ") {\n";
+    for (size_t j : reds)
+      out_ << "        loc" << j << "[t] = "
+           << reduce_combine(p_.instrs[j].op, p_.instrs[j].in, "loc" + str(int64_t(j)) + "[t]",
+                             "loc" + str(int64_t(j)) + "[t + s]")
+           << ";\n";
+    out_ << "      }\n      HS_BARRIER();\n    }\n";
+  }
+
   void entry(Mode mode) {
     const char* names[] = {kElementsEntry, kRowsEntry, kGroupsEntry, kCombineEntry};
     signature(names[int(mode)]);
@@ -439,8 +459,7 @@ private:
     }
     case Mode::GROUPS: {
       const std::vector<size_t> reds = reductions();
-      for (size_t j : reds)
-        out_ << "  HS_LOCAL " << ctype(p_.instrs[j].in) << " loc" << j << "[HS_L];\n";
+      local_values(reds);
       out_ << "  const hs_i64 t = HS_LOCAL_ID;\n";
       out_ << "  for (hs_i64 g = HS_GROUP_ID; g < N * G; g += HS_NUM_GROUPS) {\n";
       out_ << "    const hs_i64 row = g / G, c = g % G;\n";
@@ -453,15 +472,7 @@ private:
       emit_body(element(mode), "      ");
       out_ << "    }\n";
       for (size_t j : reds) out_ << "    loc" << j << "[t] = acc" << j << ";\n";
-      out_ << "    HS_BARRIER();\n";
-      out_ << "    for (int s = HS_L / 2; s > 0; s >>= 1) {\n";
-      out_ << "      if (t < s) {\n";
-      for (size_t j : reds)
-        out_ << "        loc" << j << "[t] = "
-             << reduce_combine(p_.instrs[j].op, p_.instrs[j].in, "loc" + str(int64_t(j)) + "[t]",
-                               "loc" + str(int64_t(j)) + "[t + s]")
-             << ";\n";
-      out_ << "      }\n      HS_BARRIER();\n    }\n";
+      tree_fold(reds, "t < s");
       out_ << "    if (t == 0) {\n";
       for (size_t r = 0; r < reds.size(); ++r) {
         const size_t j = reds[r];
@@ -478,8 +489,7 @@ private:
       // A group per row: item t folds partials t, t + HS_L, ... in order, then the group folds
       // the HS_L values in a fixed tree (the result depends on the sizes only).
       const std::vector<size_t> reds = reductions();
-      for (size_t j : reds)
-        out_ << "  HS_LOCAL " << ctype(p_.instrs[j].in) << " loc" << j << "[HS_L];\n";
+      local_values(reds);
       out_ << "  const hs_i64 t = HS_LOCAL_ID, n = (G < HS_L) ? G : HS_L;\n";
       out_ << "  for (hs_i64 row = HS_GROUP_ID; row < N; row += HS_NUM_GROUPS) {\n";
       decompose(rows, "row", "    ");
@@ -494,15 +504,7 @@ private:
              << reduce_combine(p_.instrs[j].op, p_.instrs[j].in, "acc", "part[c]") << ";\n";
         out_ << "      loc" << J << "[t] = acc;\n    }\n";
       }
-      out_ << "    HS_BARRIER();\n";
-      out_ << "    for (int s = HS_L / 2; s > 0; s >>= 1) {\n";
-      out_ << "      if (t < s && t + s < n) {\n";
-      for (size_t j : reds)
-        out_ << "        loc" << j << "[t] = "
-             << reduce_combine(p_.instrs[j].op, p_.instrs[j].in, "loc" + str(int64_t(j)) + "[t]",
-                               "loc" + str(int64_t(j)) + "[t + s]")
-             << ";\n";
-      out_ << "      }\n      HS_BARRIER();\n    }\n";
+      tree_fold(reds, "t < s && t + s < n");
       out_ << "    if (t == 0) {\n";
       for (size_t j : reds) {
         const int a = p_.instrs[j].operands[0].index;
