@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "core/index_error.h"
 #include "core/memory_error.h"
+#include "core/sync_span.h"
 #include "ve/gpu/kernel_source.h"
 #include "ve/gpu/launch_geometry.h"
 #include "ve/gpu/program_cache.h"
@@ -252,20 +253,12 @@ public:
     Entry& e = it->second;
     HS_INTERNAL_ASSERT(base.data) << "SYNC of " << base.name << " without host memory";
     if (!e.host_valid) {
-      // A read of part of a large base copies that part's span only (the host copy stays stale:
-      // device_newer stays set, so the next read syncs again), until a few such reads without a
-      // device write in between show that the host reads much of it: then the whole base.
-      const size_t item = size_t(dtype_size(base.dtype));
-      const size_t lo = size_t(part.min_index()), hi = size_t(part.max_index());
-      const size_t span = part.size() == 0 ? 0 : (hi - lo + 1) * item;
-      if (span < size_t(base.nbytes()) && size_t(base.nbytes()) >= kPartialSyncMinBytes &&
-          e.partial_syncs < kPartialSyncsPerWrite) {
-        if (span > 0) {
-          device_->copy_to_host(static_cast<char*>(base.data) + lo * item, e.buffer, lo * item,
-                                span);
-          ++stats_.to_host_copies;
-          stats_.to_host_bytes += int64_t(span);
-        }
+      // A read of part of a large base copies that part's span only (core/sync_span.h: a few
+      // times per device write); the host copy stays stale: device_newer stays set, so the next
+      // read syncs again.
+      const auto [lo, hi] = sync_span(part, e.partial_syncs);
+      if (hi - lo < base.nelem) {
+        if (hi > lo) copy_out(base, e, lo, hi);
         ++stats_.device_syncs;
         ++e.partial_syncs;
         return;
@@ -379,10 +372,15 @@ private:
     stats_.to_device_bytes += int64_t(bytes);
   }
   void to_host(Base& base, Entry& e) {
-    const size_t bytes = size_t(base.nbytes());
-    device_->copy_to_host(base.data, e.buffer, 0, bytes);
-    ++stats_.to_host_copies;
+    copy_out(base, e, 0, base.nelem);
     ++stats_.device_syncs;
+  }
+  // Elements [lo, hi) of the device copy into the host memory, counted.
+  void copy_out(Base& base, Entry& e, int64_t lo, int64_t hi) {
+    const size_t item = size_t(dtype_size(base.dtype)), bytes = size_t(hi - lo) * item;
+    device_->copy_to_host(static_cast<char*>(base.data) + size_t(lo) * item, e.buffer,
+                          size_t(lo) * item, bytes);
+    ++stats_.to_host_copies;
     stats_.to_host_bytes += int64_t(bytes);
   }
 
@@ -566,9 +564,6 @@ private:
   DeviceBuffer error_;   // the error record every kernel gets
   DeviceBuffer scratch_; // partials
   bool checks_pending_ = false;
-  // Partial SYNCs (sync()): of bases this large, at most this many per device write.
-  static constexpr size_t kPartialSyncMinBytes = 64 << 10;
-  static constexpr int kPartialSyncsPerWrite = 8;
   std::vector<Slot*> pending_;              // slots prepare() planned, to compile at end_prepare()
   std::vector<const Base*> shared_written_; // host_exported bases the flush wrote on the device
   static constexpr int64_t kSweepFlushes = 64;

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "core/error.h"
+#include "core/sync_span.h"
 
 namespace hassium::cluster {
 
@@ -65,24 +66,18 @@ public:
   }
 
 private:
-  // What a SYNC gathers: the span of its view when that is a small part of a large base, a few
-  // times per write of the base (a pivot read of a matrix the ranks keep rewriting); else the
-  // whole base (a host that reads much of it). Every rank decides alike.
+  // What a SYNC gathers (core/sync_span.h): the span of its view when that is a small part of a
+  // large base, a few times per write of the base (a pivot read of a matrix the ranks keep
+  // rewriting); else the whole base (a host that reads much of it). Every rank decides alike.
   Sync sync_of(const Instruction& ins) {
-    const View& v = ins.out();
-    Base* base = v.base.get();
-    Sync whole{base, 0, base->nelem};
+    Base* base = ins.out().base.get();
     auto it = dir_.find(base);
-    if (it == dir_.end() || base->nbytes() < kPartialSyncMinBytes ||
-        it->second.partial_syncs >= kPartialSyncsPerWrite)
-      return whole;
-    const Sync part{base, v.size() == 0 ? 0 : v.min_index(), v.size() == 0 ? 0 : v.max_index() + 1};
-    if (part.whole()) return whole;
-    ++it->second.partial_syncs;
-    return part;
+    if (it == dir_.end()) return {base, 0, base->nelem};
+    const auto [lo, hi] = sync_span(ins.out(), it->second.partial_syncs);
+    const Sync s{base, lo, hi};
+    if (!s.whole()) ++it->second.partial_syncs;
+    return s;
   }
-  static constexpr int64_t kPartialSyncMinBytes = 64 << 10;
-  static constexpr int kPartialSyncsPerWrite = 8;
 
   Phase fresh() const {
     Phase p;
