@@ -120,8 +120,8 @@ public:
   void prepare(EnginePlan& ep, size_t b, const KernelBlock& block) override {
     GpuPlan& p = static_cast<GpuPlan&>(ep);
     Slot& slot = slot_of(p, b);
-    plan_slot(slot, block, /*compile=*/false);
-    if (slot.on_gpu && !slot.plan.empty && !slot.program && !slot.error) {
+    plan_slot(slot, block);
+    if (needs_program(slot)) {
       slot.ready = false; // until end_prepare compiles it (else launch() plans it again)
       pending_.push_back(&slot);
     }
@@ -134,8 +134,9 @@ public:
     jit_announced_ = false;
   }
 
-  // The programs of the blocks prepare() planned, compiled together (NVRTC on every core: a
-  // flush's new kernels cost about the slowest one's compile, not their sum).
+  // The programs of the slots in pending_ (the blocks prepare() planned, or the one launch()
+  // planned), compiled together (NVRTC on every core: a flush's new kernels cost about the
+  // slowest one's compile, not their sum); a compile error stays with its slot.
   void compile_pending() {
     std::vector<Slot*> slots;
     slots.swap(pending_);
@@ -179,6 +180,10 @@ public:
     const double compile0 = programs_.stats().compile_seconds;
     if (!slot.ready) {
       plan_slot(slot, block);
+      if (needs_program(slot)) {
+        pending_.push_back(&slot);
+        compile_pending();
+      }
     } else if (slot.on_gpu) {
       plan::bind_plan(block, slot.plan, /*bind_data=*/false);
     }
@@ -317,9 +322,9 @@ private:
     return p.slots[b];
   }
 
-  // The slot's kernel plan, and its program when the GPU runs it (errors kept for launch());
-  // with `compile` false the source only (end_prepare compiles the flush's sources together).
-  void plan_slot(Slot& slot, const KernelBlock& block, bool compile = true) {
+  // The slot's kernel plan, and its program's source when the GPU runs it (errors kept for
+  // launch()); compile_pending() makes the program.
+  void plan_slot(Slot& slot, const KernelBlock& block) {
     slot.ready = true;
     slot.error = nullptr;
     slot.program = nullptr;
@@ -335,17 +340,12 @@ private:
     try {
       slot.source =
           gpu::generate_source(slot.plan, device_->dialect(), device_->info().max_param_bytes);
-      if (!compile) return;
-      if (!jit_announced_ && before_jit) before_jit();
-      jit_announced_ = true;
-      slot.program = &programs_.get(slot.source.source);
-      slot.counted = true;
-      for (const std::string& e : slot.source.entries) slot.program->kernel(e);
     } catch (...) {
       slot.error = std::current_exception();
       slot.ready = false;
     }
   }
+  static bool needs_program(const Slot& s) { return s.on_gpu && !s.plan.empty && !s.error; }
 
   Entry& entry_for(Base& base) {
     auto [it, added] = resident_.try_emplace(&base);

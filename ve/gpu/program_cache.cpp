@@ -37,12 +37,6 @@ std::string ProgramCache::key(const std::string& source) const {
   return hex;
 }
 
-DeviceProgram& ProgramCache::get(const std::string& source) {
-  Found f = get_all({&source}, 1)[0];
-  if (f.error) std::rethrow_exception(f.error);
-  return *f.program;
-}
-
 std::vector<ProgramCache::Found>
 ProgramCache::get_all(const std::vector<const std::string*>& sources, unsigned threads) {
   std::vector<Found> found(sources.size());

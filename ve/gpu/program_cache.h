@@ -28,12 +28,10 @@ public:
   // `dir` empty: memory only.
   ProgramCache(GpuDevice& device, std::string dir) : device_(device), dir_(std::move(dir)) {}
 
-  // The program of `source`, compiled (or loaded from disk) the first time. Throws the
-  // device's UserError when the source does not compile.
-  DeviceProgram& get(const std::string& source);
-  // The programs of several sources (a flush's new blocks): those neither in memory nor on disk
-  // compile at the same time on up to `threads` threads (the device compiles thread-safely:
-  // NVRTC, clBuildProgram). Per source its program, or the error its compile threw.
+  // The programs of `sources` (a flush's new blocks), each compiled (or loaded from disk) the
+  // first time: those neither in memory nor on disk compile at the same time on up to `threads`
+  // threads (the device compiles thread-safely: NVRTC, clBuildProgram). Per source its program,
+  // or the error its compile threw (the device's UserError when it does not compile).
   struct Found {
     DeviceProgram* program = nullptr;
     std::exception_ptr error;
