@@ -19,7 +19,8 @@ namespace hassium {
 
 namespace {
 
-constexpr char kFileMagic[8] = {'H', 'S', 'F', 'P', '0', '0', '0', '3'}; // 3: opcodes renumbered
+// 4: keys number the views of read-only bases at each appearance
+constexpr char kFileMagic[8] = {'H', 'S', 'F', 'P', '0', '0', '0', '4'};
 constexpr size_t kMaxFileBytes = size_t(1) << 30;
 constexpr const char* kCacheName = "merge cache";
 
@@ -184,7 +185,7 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   }
   out.resize(bound);
   KeyWriter k(out);
-  k.put<uint32_t>(0x344b5348); // "HSK4"
+  k.put<uint32_t>(0x354b5348); // "HSK5" (5: views of read-only bases are not identity-tracked)
   k.text(options.algorithm);
   k.text(options.cost_model);
   k.put<int64_t>(options.algorithm == "optimal" ? options.optimal_budget : 0);
@@ -234,6 +235,18 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   words.clear();
   offsets.clear();
   if (bases) bases->clear();
+  // The bases some compute instruction writes: only their views are numbered as distinct views
+  // (identity tracked). A view of a base the program only reads is a new view number at each
+  // appearance: whether two reads see the same view decides no dependency and no block's
+  // legality, and kernel planners merge identical views only of bases their block writes
+  // (ve/plan), so a program whose reads coincide differently (a gather's data-dependent rows,
+  // x[i] beside x[j] where i == j sometimes) has the same key and reuses the same plan.
+  thread_local PointerIndex tls_written;
+  PointerIndex& written = tls_written;
+  written.reset(program.instrs.size());
+  for (const Instruction& ins : program.instrs)
+    if (!ins.is_system() && ins.is_view(0)) written.insert(ins.view(0).base.get());
+  uint32_t view_count = 0;
   double bytes = 0; // of the compute instructions' views, for the size class
   size_t compute = 0;
   for (const Instruction& ins : program.instrs) {
@@ -254,8 +267,10 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
           k.put<uint8_t>(v->base->data != nullptr || v->base->external_owner != nullptr);
           if (bases) bases->push_back(v->base.get());
         }
-        const int next = int(views.size());
-        const int id = views.find_or_insert(*v, 0, next);
+        const int next = int(view_count);
+        const bool tracked = system || written.contains(v->base.get());
+        const int id = tracked ? views.find_or_insert(*v, 0, next) : next;
+        if (id == next) ++view_count;
         k.put<uint32_t>(uint32_t(id));
         if (overlap_free) {
           if (fresh) { // base numbers are dense, in first appearance: a new one is the next

@@ -4,8 +4,9 @@
 // budget for `optimal`), then per instruction the opcode and per operand either a view or a
 // constant's dtype (never its value; but a reduction's or scan's axis, which shapes its loops,
 // follows the instruction's operands). A view is its base renamed by first appearance (with
-// its dtype and whether it holds data at its first appearance) and its view number (identical
-// views share one, numbered by first appearance); a view's first appearance adds its ndim, its
+// its dtype and whether it holds data at its first appearance) and its view number (numbered by
+// first appearance; identical views share one where the program writes their base, a view of a
+// base it only reads is new at each appearance); a view's first appearance adds its ndim, its
 // shape number (equal shapes share one) and per dimension whether the extent is 1, the stride
 // 0 (broadcast) or negative. Absolute extents, offsets and strides are not in it, so a loop
 // that records the same instructions on fresh temporaries hits, and so does one whose arrays
@@ -84,7 +85,7 @@ public:
   // modulo the gcd of the base's strides (a matrix's columns). Then no overlap between views
   // decides a block or a dependency (check_partition's rule 5 and its conflicts on overlapping
   // views do not arise): the program has the fewest constraints a program of its key can have (the
-  // key holds the rest: bases, identical views, shapes, axes), so a partition legal for any program
+  // key holds the rest: bases, identical written views, shapes, axes), so a partition legal for any program
   // of the key is legal for it.
   static void write_key(const Program& program, const FuserOptions& options, std::string& out,
                         Layout* layout = nullptr, std::vector<Base*>* bases = nullptr,

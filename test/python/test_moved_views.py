@@ -86,3 +86,28 @@ def test_reshaped_replays_alternate_with_exact_ones():
             m[r, :width] = m[(r + 1) % 6, :width] * 0.5 + m[r, :width]
         assert float(h[r, 0]) == ref[r, 0]
         np.testing.assert_array_equal(np.asarray(h), ref)
+
+
+def test_reads_that_coincide_differently_replay_the_plan():
+    """Rows picked by data (`G[idx[t]]`, as NPBench's scattering_self_energies does): within one
+    flush the same row is read twice or not, differently from flush to flush. Which reads
+    coincide decides nothing about legality, so every flush after the first few replays the
+    plan; values as NumPy's, including reads that coincide with each other in one block."""
+    rng = np.random.default_rng(8)
+    g = rng.random((12, 4, 4))
+    v = rng.random((12, 4))
+    idx = rng.integers(0, 12, 4000)
+    out_ref = np.zeros((8, 4))
+    out = hassium.zeros((8, 4))
+    hg, hv = hassium.asarray(g), hassium.asarray(v)
+    before = hassium.profile()
+    for t in range(len(idx)):
+        a, b = int(idx[t]), int(idx[(t * 7) % len(idx)])
+        for xp, o, gg, vv in ((np, out_ref, g, v), (hassium, out, hg, hv)):
+            o[t % 8] += (gg[a] @ vv[b]) * vv[a] + vv[b] * vv[b]
+    hassium.flush()
+    after = hassium.profile()
+    np.testing.assert_allclose(np.asarray(out), out_ref, rtol=1e-12)
+    flushes = after["flushes"] - before["flushes"]
+    assert flushes >= 10
+    assert after["plans_reused"] - before["plans_reused"] >= flushes - 4

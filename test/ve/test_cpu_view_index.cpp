@@ -1,9 +1,11 @@
 // Tests of core/view_index.cpp and of the planner's array merging built on it: the index
 // agrees with a linear scan over View::identical, and a large block's arrays are the ones the
-// pairwise definition gives (the first identical view of the same role).
+// pairwise definition gives (the first identical view of the same role where the block writes
+// the view's base; an array per appearance where it only reads it).
 #include <catch2/catch.hpp>
 
 #include <random>
+#include <set>
 
 #include "core/view_index.h"
 #include "test/ve/cpu_fixture.h"
@@ -74,31 +76,41 @@ TEST_CASE("ViewIndex: the first identical view with the same tag, as a linear sc
 TEST_CASE("plan: a large block's arrays are the distinct (view, role) pairs in first-use order",
           "[ve][cpu][plan][view_index]") {
   // 3000 element-wise instructions over shifted views of a few bases and temporaries: many
-  // operands repeat, many do not. Every operand must map to the first identical view.
+  // operands repeat, many do not. Every operand of a base the block writes must map to the first
+  // identical view; every operand of a base it only reads (the last 10) is an array of its own.
   const int64_t n = 64;
   std::mt19937 rng(3);
   std::vector<BasePtr> bases;
-  for (int b = 0; b < 40; ++b)
+  for (int b = 0; b < 50; ++b)
     bases.push_back(make_data_base("a" + std::to_string(b), DType::FLOAT64, n + 8));
   Program p;
   std::vector<size_t> idx;
-  std::uniform_int_distribution<int> pick_base(0, int(bases.size()) - 1), shift(0, 8);
-  auto some_view = [&] { return view(bases[size_t(pick_base(rng))], shift(rng), {n}, {1}); };
+  std::uniform_int_distribution<int> pick_written(0, 39), pick_any(0, 49), shift(0, 8);
+  auto some_view = [&](bool out) {
+    return view(bases[size_t(out ? pick_written(rng) : pick_any(rng))], shift(rng), {n}, {1});
+  };
   for (size_t i = 0; i < 3000; ++i) {
-    p.instrs.emplace_back(Opcode::ADD, std::vector<Operand>{some_view(), some_view(), some_view()});
+    p.instrs.emplace_back(
+        Opcode::ADD, std::vector<Operand>{some_view(true), some_view(false), some_view(false)});
     idx.push_back(i);
   }
   cpu::KernelPlan plan = cpu::plan_block(KernelBlock{&p, idx, {}});
   // The pairwise definition, recomputed here.
+  std::set<const Base*> written_bases;
+  for (const Instruction& ins : p.instrs) written_bases.insert(ins.view(0).base.get());
+  REQUIRE(written_bases.size() == 40);
   std::vector<const View*> arrays;
   std::vector<bool> read, written;
-  size_t op = 0;
+  size_t op = 0, read_only = 0;
   for (const Instruction& ins : p.instrs) {
     REQUIRE(plan.instrs[op].operands.size() == 3);
     for (size_t k = 0; k < 3; ++k) {
       const View& v = ins.view(k);
       size_t a = 0;
-      while (a < arrays.size() && !arrays[a]->identical(v)) ++a;
+      if (written_bases.count(v.base.get()))
+        while (a < arrays.size() && !arrays[a]->identical(v)) ++a;
+      else
+        a = arrays.size(), ++read_only;
       if (a == arrays.size()) {
         arrays.push_back(&v);
         read.push_back(false);
@@ -110,6 +122,7 @@ TEST_CASE("plan: a large block's arrays are the distinct (view, role) pairs in f
     }
     ++op;
   }
+  CHECK(read_only > 500);
   REQUIRE(plan.arrays.size() == arrays.size());
   for (size_t a = 0; a < arrays.size(); ++a) {
     CHECK(plan.arrays[a].view == arrays[a]);

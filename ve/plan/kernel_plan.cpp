@@ -110,9 +110,11 @@ struct Builder {
   Dims position; // row-major position strides
   bool needs_position = false;
 
-  // Identical views (same role) -> their array; the contracted bases. Per thread, reused.
+  // Identical views (same role) of a base the block writes -> their array; the contracted
+  // bases; the written ones. Per thread, reused.
   ViewIndex& arrays_by_view;
   PointerIndex& contracted;
+  PointerIndex& written;
 
   static ViewIndex& view_index() {
     thread_local ViewIndex index;
@@ -122,9 +124,14 @@ struct Builder {
     thread_local PointerIndex index;
     return index;
   }
+  static PointerIndex& written_index() {
+    thread_local PointerIndex index;
+    return index;
+  }
 
   Builder(const KernelBlock& b, KernelPlan& out)
-      : block(b), plan(out), arrays_by_view(view_index()), contracted(pointer_index()) {
+      : block(b), plan(out), arrays_by_view(view_index()), contracted(pointer_index()),
+        written(written_index()) {
     const size_t n = b.instrs.size();
     plan.arrays.reserve(3 * n);
     plan.instrs.reserve(n);
@@ -134,14 +141,23 @@ struct Builder {
     arrays_by_view.reset(3 * n);
     contracted.reset(b.contracted.size());
     for (const Base* base : b.contracted) contracted.insert(base);
+    written.reset(n);
+    for (size_t idx : b.instrs) {
+      const Instruction& in = b.program->instrs[idx];
+      if (in.is_view(0)) written.insert(in.view(0).base.get());
+    }
   }
 
   bool is_contracted(const Base* base) const { return contracted.contains(base); }
 
-  // The array of view v in this role (the first identical view's), added when new.
+  // The array of view v in this role, added when new: the first identical view's where the
+  // block writes v's base; a view of a base the block only reads is an array of its own at each
+  // appearance, so a plan holds for every program of its flush's key, whose reads may coincide
+  // otherwise (MergeCache::write_key tracks view identity only for written bases).
   int add_array(const View& v, ArrayRole role, bool write, size_t instr, size_t operand) {
     const int next = int(plan.arrays.size());
-    const int i = arrays_by_view.find_or_insert(v, int(role), next);
+    const int i =
+        written.contains(v.base.get()) ? arrays_by_view.find_or_insert(v, int(role), next) : next;
     if (i != next) {
       PlanArray& a = plan.arrays[size_t(i)];
       (write ? a.written : a.read) = true;

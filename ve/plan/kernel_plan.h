@@ -30,7 +30,8 @@ enum class ArrayRole : uint8_t {
   FLAT,    // addressed by a row-major flat position (GATHER source, SCATTER target)
 };
 
-// One distinct array (view) the kernel touches. Identical views are one array.
+// One array (view) the kernel touches. Identical views of a base the block writes are one array;
+// a view of a base it only reads is one array per appearance.
 struct PlanArray {
   const View* view = nullptr; // the first occurrence (not part of the spec); set by bind_plan
   uint32_t instr = 0;         // ... which is operand `operand` of program instruction `instr`
