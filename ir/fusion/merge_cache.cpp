@@ -133,8 +133,10 @@ namespace {
 
 // Per dimension of a view: extent 1, broadcast (stride 0), reversed (negative stride).
 uint8_t dim_flags(const View& v, size_t d) {
+  // Extent 0 too: an empty view conflicts with nothing, not even an identical view, so its
+  // program has fewer dependencies than one of the same structure with elements there.
   return uint8_t((v.shape[d] == 1 ? 1 : 0) | (v.stride[d] == 0 ? 2 : 0) |
-                 (v.stride[d] < 0 ? 4 : 0));
+                 (v.stride[d] < 0 ? 4 : 0) | (v.shape[d] == 0 ? 8 : 0));
 }
 
 // Shapes -> dense numbers in order of first insertion (open addressing, O(1) reset).

@@ -7,8 +7,8 @@
 // its dtype and whether it holds data at its first appearance) and its view number (numbered by
 // first appearance; identical views share one where the program writes their base, a view of a
 // base it only reads is new at each appearance); a view's first appearance adds its ndim, its
-// shape number (equal shapes share one) and per dimension whether the extent is 1, the stride
-// 0 (broadcast) or negative. Absolute extents, offsets and strides are not in it, so a loop
+// shape number (equal shapes share one) and per dimension whether the extent is 0 or 1, the
+// stride 0 (broadcast) or negative. Absolute extents, offsets and strides are not in it, so a loop
 // that records the same instructions on fresh temporaries hits, and so does one whose arrays
 // shrink every iteration (Gauss elimination, LU). Which distinct views overlap is not in the
 // key either: a hit is only used after check_partition() (ir/fusion/legality.h) accepts it for the
@@ -85,8 +85,8 @@ public:
   // modulo the gcd of the base's strides (a matrix's columns). Then no overlap between views
   // decides a block or a dependency (check_partition's rule 5 and its conflicts on overlapping
   // views do not arise): the program has the fewest constraints a program of its key can have (the
-  // key holds the rest: bases, identical written views, shapes, axes), so a partition legal for any program
-  // of the key is legal for it.
+  // key holds the rest: bases, identical written views, shapes, axes), so a partition legal for any
+  // program of the key is legal for it.
   static void write_key(const Program& program, const FuserOptions& options, std::string& out,
                         Layout* layout = nullptr, std::vector<Base*>* bases = nullptr,
                         bool* overlap_free = nullptr);
