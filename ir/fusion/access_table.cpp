@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "core/pointer_index.h"
 #include "ir/fusion/contraction.h"
 #include "ir/fusion/view_boxes.h"
 
@@ -126,10 +127,15 @@ bool AccessTable::overlapping(uint32_t v, uint32_t u) const {
   return std::binary_search(o.begin(), o.end(), u);
 }
 
-AccessTable build_access_table(const Program& program) {
+AccessTable build_access_table(const Program& program, std::span<const Base* const> only) {
   AccessTable t;
   t.program = &program;
   const size_t n = program.instrs.size();
+  thread_local PointerIndex tls_only;
+  PointerIndex& kept = tls_only;
+  kept.reset(only.size());
+  for (const Base* b : only) kept.insert(b);
+  auto skip = [&](const Base* b) { return !only.empty() && !kept.contains(b); };
   t.instrs.resize(n);
   t.accesses.reserve(n * 3);
 
@@ -162,10 +168,12 @@ AccessTable build_access_table(const Program& program) {
     if (e.kind == InstrKind::SYSTEM) {
       HS_INTERNAL_ASSERT(!ins.operands.empty() && ins.is_view(0))
           << "instruction " << i + 1 << ": " << op_name(ins.op) << " needs a base operand";
-      uint32_t b = base_id(ins.view(0).base.get());
-      t.accesses.push_back(
-          {kNoView, b, ins.op == Opcode::FREE ? AccessMode::FREE : AccessMode::SYNC});
-      uses[b].system(ins.op);
+      if (!skip(ins.view(0).base.get())) {
+        uint32_t b = base_id(ins.view(0).base.get());
+        t.accesses.push_back(
+            {kNoView, b, ins.op == Opcode::FREE ? AccessMode::FREE : AccessMode::SYNC});
+        uses[b].system(ins.op);
+      }
     } else {
       auto [sit, sfresh] = shape_ids.try_emplace(ins.loop_shape(), int32_t(t.shapes.size()));
       if (sfresh) t.shapes.push_back(ins.loop_shape());
@@ -174,6 +182,7 @@ AccessTable build_access_table(const Program& program) {
       for (size_t k = 0; k < ins.operands.size(); ++k) {
         if (!ins.is_view(k)) continue;
         const View& v = ins.view(k);
+        if (skip(v.base.get())) continue;
         uint32_t b = base_id(v.base.get());
         t.bases[b].viewed = true;
         auto [vit, vfresh] = view_ids.try_emplace(&v, uint32_t(view_rep.size()));
@@ -186,9 +195,10 @@ AccessTable build_access_table(const Program& program) {
       // The contraction facts see an instruction's reads before its write.
       const Family family = ins.info().family;
       for (size_t k = 1; k < ins.operands.size(); ++k)
-        if (ins.is_view(k))
+        if (ins.is_view(k) && !skip(ins.view(k).base.get()))
           uses[base_id(ins.view(k).base.get())].access(ins.view(k), false, family);
-      uses[base_id(ins.out().base.get())].access(ins.out(), true, family);
+      if (!skip(ins.out().base.get()))
+        uses[base_id(ins.out().base.get())].access(ins.out(), true, family);
     }
     e.num_access = uint32_t(t.accesses.size()) - e.first_access;
   }

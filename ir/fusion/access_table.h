@@ -86,7 +86,10 @@ struct AccessTable {
   bool overlapping(uint32_t v, uint32_t u) const;
 };
 
-// Builds the table. The Program must outlive it (views are referenced, not copied).
-AccessTable build_access_table(const Program& program);
+// Builds the table. The Program must outlive it (views are referenced, not copied). With
+// `only` non-empty, the accesses (views, FREE, SYNC) of those bases alone: every instruction's
+// loop class, and what decides legality where only those bases' views may overlap (the
+// restricted check of ir/fusion/program_key.h).
+AccessTable build_access_table(const Program& program, std::span<const Base* const> only = {});
 
 } // namespace hassium

@@ -173,7 +173,9 @@ private:
 } // namespace
 
 void MergeCache::write_key(const Program& program, const FuserOptions& options, std::string& out,
-                           Layout* layout, std::vector<Base*>* bases, bool* overlap_free) {
+                           Layout* layout, std::vector<Base*>* bases, bool* overlap_free,
+                           std::vector<uint32_t>* overlapping) {
+  if (overlapping) overlapping->clear();
   size_t bound = 40 + options.algorithm.size() + options.cost_model.size();
   size_t operands = 0;
   for (const Instruction& ins : program.instrs) {
@@ -339,7 +341,8 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
     });
     thread_local std::vector<const View*> tls_base_views;
     std::vector<const View*>& base_views = tls_base_views;
-    for (size_t first = 0, end; first < spans.size() && *overlap_free; first = end) {
+    for (size_t first = 0, end; first < spans.size() && (*overlap_free || overlapping);
+         first = end) {
       bool apart = true;
       for (end = first + 1; end < spans.size() && spans[end].base == spans[first].base; ++end)
         if (spans[end].offset == spans[end - 1].offset && spans[end].lo <= spans[end - 1].hi)
@@ -347,7 +350,9 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
       if (apart) continue;
       base_views.clear();
       for (size_t i = first; i < end; ++i) base_views.push_back(spans[i].view);
-      *overlap_free = boxes_disjoint(base_views, 4 * base_views.size());
+      if (boxes_disjoint(base_views, 4 * base_views.size())) continue;
+      *overlap_free = false;
+      if (overlapping) overlapping->push_back(spans[first].base);
     }
   }
   if (layout) {

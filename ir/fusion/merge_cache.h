@@ -86,10 +86,13 @@ public:
   // decides a block or a dependency (check_partition's rule 5 and its conflicts on overlapping
   // views do not arise): the program has the fewest constraints a program of its key can have (the
   // key holds the rest: bases, identical written views, shapes, axes), so a partition legal for any
-  // program of the key is legal for it.
+  // program of the key is legal for it. `overlapping`, when asked with `overlap_free`: the
+  // written bases (key numbers, ascending) whose distinct views are not all apart that way. Every
+  // dependency and every rule-5 conflict is between views of one base, so a partition legal for a
+  // program of the key is legal for this one when it is for these bases' accesses.
   static void write_key(const Program& program, const FuserOptions& options, std::string& out,
                         Layout* layout = nullptr, std::vector<Base*>* bases = nullptr,
-                        bool* overlap_free = nullptr);
+                        bool* overlap_free = nullptr, std::vector<uint32_t>* overlapping = nullptr);
 
   // What the key leaves out: each distinct view's base size, offset, extents and strides, in
   // order of first appearance, as a 128-bit XXH3, then the same without the offsets (all zero =

@@ -1,6 +1,7 @@
 // ProgramKey: the key, layout and bases of a flushed program, in one pass over its operands.
 #include "ir/fusion/program_key.h"
 
+#include "core/error.h"
 #include "ir/fusion/access_table.h"
 #include "ir/fusion/algorithms.h"
 #include "ir/fusion/legality.h"
@@ -19,7 +20,7 @@ void options_in_effect(const Program& program, const FuserOptions& options, Fuse
 void ProgramKey::compute(const Program& program, const FuserOptions& options) {
   thread_local FuserOptions effective;
   options_in_effect(program, options, effective, small);
-  MergeCache::write_key(program, effective, text, &layout, &bases, &overlap_free);
+  MergeCache::write_key(program, effective, text, &layout, &bases, &overlap_free, &overlapping);
   hash = MergeCache::hash_key(text);
 }
 
@@ -28,7 +29,12 @@ bool partition_holds(const Program& program, const ProgramKey& key, const FlushL
   if (key.layout == FlushLayout{}) return false; // unknown
   if (planned == key.layout || key.overlap_free || MergeCache::moved_together(planned, key.layout))
     return true;
-  return check_partition(build_access_table(program), p.blocks).empty();
+  thread_local std::vector<const Base*> tls_only;
+  std::vector<const Base*>& only = tls_only;
+  only.clear();
+  for (uint32_t id : key.overlapping) only.push_back(key.bases[id]);
+  HS_INTERNAL_ASSERT(!only.empty()) << "a program that is not overlap-free names no base";
+  return check_partition(build_access_table(program, only), p.blocks).empty();
 }
 
 } // namespace hassium

@@ -21,7 +21,10 @@ struct ProgramKey {
   FlushLayout layout{};      // MergeCache::layout()
   std::vector<Base*> bases;  // the program's bases in the key's order (first appearance)
   bool overlap_free = false; // MergeCache::write_key's: no overlap between views decides legality
-  bool small = false;        // partitioned by linear: too few bytes per instruction for a search
+  // MergeCache::write_key's: the written bases (key numbers) whose views may overlap; empty when
+  // overlap_free.
+  std::vector<uint32_t> overlapping;
+  bool small = false; // partitioned by linear: too few bytes per instruction for a search
 
   // Computes it for `program` (reusing this key's memory). The bases point into the program.
   void compute(const Program& program, const FuserOptions& options);
@@ -35,8 +38,9 @@ void options_in_effect(const Program& program, const FuserOptions& options, Fuse
 // Whether partition `p`, made (or last checked) for a program of `key.text` with layout
 // `planned`, is legal for `program` (of `key`): without a check when the layouts are equal (the
 // same program up to base names), when no overlap between views decides legality
-// (key.overlap_free), or when every base's views moved together; else MergeCache's
-// check_partition decides.
+// (key.overlap_free), or when every base's views moved together; else check_partition decides
+// on the accesses of key.overlapping's bases alone (every other written base's views are
+// identical or disjoint, as few constraints as a program of the key can have).
 bool partition_holds(const Program& program, const ProgramKey& key, const FlushLayout& planned,
                      const Partition& p);
 

@@ -643,3 +643,37 @@ TEST_CASE("an empty view is in the key: its program has fewer dependencies than 
   CHECK(kf.text == kf3.text); // other non-empty extents: the same key
   CHECK(kf.overlap_free);
 }
+
+TEST_CASE("partition_holds checks only the overlapping bases, and decides as the full check") {
+  // A partition legal for a program of the key, asked of another program of the key whose views
+  // moved (each base's views apart or not): the check on the accesses of the key's overlapping
+  // bases alone must answer what check_partition on the whole program answers.
+  FuserOptions o;
+  o.search_min_bytes = 0;
+  std::mt19937 rng(20261128);
+  int restricted = 0, illegal = 0, checked = 0;
+  for (int round = 0; round < 800; ++round) {
+    Program p = test::random_program(rng, {6, true, round % 2 == 1});
+    Program q = moved_views(p, rng);
+    ProgramKey kp, kq;
+    kp.compute(p, o);
+    kq.compute(q, o);
+    if (kp.text != kq.text) continue; // the move merged or split views: not a repeat
+    REQUIRE(kq.overlap_free == kq.overlapping.empty());
+    const bool takes_check = !(kp.layout == kq.layout) && !kq.overlap_free &&
+                             !MergeCache::moved_together(kp.layout, kq.layout);
+    restricted += takes_check;
+    FusionContext cp(p, o.cost_model), cq(q, o.cost_model);
+    for_each_assignment(p.size(), [&](size_t code, const Partition& part) {
+      if (!check_partition(cp.table(), part.blocks).empty()) return; // kept plans are legal
+      const bool legal = check_partition(cq.table(), part.blocks).empty();
+      INFO("round " << round << ", code " << code);
+      REQUIRE(partition_holds(q, kq, kp.layout, part) == legal);
+      illegal += takes_check && !legal;
+      checked += takes_check;
+    });
+  }
+  CHECK(restricted > 50);
+  CHECK(checked > 1000);
+  CHECK(illegal > 50); // the restricted check does reject
+}
