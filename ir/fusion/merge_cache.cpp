@@ -203,9 +203,10 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   thread_local ViewIndex tls_views;
   thread_local ShapeIndex tls_shapes;
   thread_local std::vector<int64_t> tls_words, tls_offsets, tls_relative, tls_first_offset;
-  // Per base (by key number): its first view's number, and whether it is written / has others.
+  // Per base (by key number): whether a compute instruction writes it, its first view's number,
+  // and whether it has other views.
+  thread_local std::vector<uint8_t> tls_written_base, tls_many_views;
   thread_local std::vector<uint32_t> tls_first_view;
-  thread_local std::vector<uint8_t> tls_base_flags;
   struct Span {
     uint32_t base;
     int64_t lo, hi;
@@ -215,7 +216,6 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   // Per base: the gcd of its distinct views' strides (of extents > 1); 0 while there are none.
   thread_local std::vector<int64_t> tls_stride_gcd;
   thread_local std::vector<Span> tls_spans; // of the distinct non-empty views
-  constexpr uint8_t kWritten = 1, kManyViews = 2;
   PointerIndex& ids = tls_ids;
   ViewIndex& views = tls_views;
   ShapeIndex& shapes = tls_shapes;
@@ -225,10 +225,12 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   std::vector<int64_t>& first_offset = tls_first_offset; // per base, by key number
   relative.clear();
   first_offset.clear();
+  std::vector<uint8_t>& written_base = tls_written_base;
   std::vector<uint32_t>& first_view = tls_first_view;
-  std::vector<uint8_t>& base_flags = tls_base_flags;
+  std::vector<uint8_t>& many_views = tls_many_views;
+  written_base.clear();
   first_view.clear();
-  base_flags.clear();
+  many_views.clear();
   std::vector<Span>& spans = tls_spans;
   spans.clear();
   std::vector<int64_t>& stride_gcd = tls_stride_gcd;
@@ -239,7 +241,8 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   words.clear();
   offsets.clear();
   if (bases) bases->clear();
-  // The bases some compute instruction writes: only their views are numbered as distinct views
+  // The bases some compute instruction writes (the access table's rule: its operand 0), looked
+  // up once per base at its first appearance: only their views are numbered as distinct views
   // (identity tracked). A view of a base the program only reads is a new view number at each
   // appearance: whether two reads see the same view decides no dependency and no block's
   // legality, and kernel planners merge identical views only of bases their block writes
@@ -266,25 +269,25 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
         k.put<uint8_t>('V');
         const uint32_t base_id = ids.insert(v->base.get(), fresh);
         k.put<uint32_t>(base_id);
-        if (fresh) {
+        if (fresh) { // base numbers are dense, in first appearance: a new one is the next
           k.put<uint8_t>(uint8_t(v->base->dtype));
           k.put<uint8_t>(v->base->data != nullptr || v->base->external_owner != nullptr);
           if (bases) bases->push_back(v->base.get());
+          written_base.push_back(written.contains(v->base.get()));
         }
         const int next = int(view_count);
-        const bool tracked = system || written.contains(v->base.get());
+        const bool tracked = system || written_base[base_id];
         const int id = tracked ? views.find_or_insert(*v, 0, next) : next;
         if (id == next) ++view_count;
         k.put<uint32_t>(uint32_t(id));
         if (overlap_free) {
-          if (fresh) { // base numbers are dense, in first appearance: a new one is the next
+          if (fresh) {
             first_view.push_back(uint32_t(id));
-            base_flags.push_back(0);
+            many_views.push_back(0);
             stride_gcd.push_back(0);
           }
-          if (first_view[base_id] != uint32_t(id)) base_flags[base_id] |= kManyViews;
-          if (!system && o == 0) base_flags[base_id] |= kWritten; // the access table's rule
-          if (id == next && v->size() > 0) {
+          if (first_view[base_id] != uint32_t(id)) many_views[base_id] = 1;
+          if (id == next && v->size() > 0 && written_base[base_id]) {
             spans.push_back({base_id, v->min_index(), v->max_index(), v->offset, v});
             int64_t& g = stride_gcd[base_id];
             for (size_t d = 0; d < v->shape.size(); ++d)
@@ -329,8 +332,7 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
     // not meet. Where they do, the base's views may still be apart as boxes of rows and columns
     // (ir/fusion/view_boxes.h: a matrix's columns and one of its rows, whose strides' gcd is 1).
     *overlap_free = true;
-    std::erase_if(spans,
-                  [&](const Span& s) { return base_flags[s.base] != (kWritten | kManyViews); });
+    std::erase_if(spans, [&](const Span& s) { return !many_views[s.base]; });
     for (Span& s : spans) {
       const int64_t g = stride_gcd[s.base];
       s.offset = g > 1 ? ((s.offset % g) + g) % g : 0;
