@@ -370,6 +370,13 @@ template <typename F> void for_each_assignment(size_t n, F f) {
   }
 }
 
+// The largest offset at which view v (of non-negative strides) still lies inside its base.
+int64_t last_offset(const View& v) {
+  int64_t span = 0;
+  for (size_t d = 0; d < v.shape.size(); ++d) span += (v.shape[d] - 1) * v.stride[d];
+  return v.base->nelem - 1 - span;
+}
+
 // `p` with every distinct view moved to a random offset inside its base (identical views move
 // together): another program of the same structure, when the key says so.
 Program moved_views(const Program& p, std::mt19937& rng) {
@@ -382,10 +389,7 @@ Program moved_views(const Program& p, std::mt19937& rng) {
       auto it = std::find_if(moved.begin(), moved.end(),
                              [&](const auto& m) { return m.first.identical(*v); });
       if (it == moved.end()) {
-        int64_t span = 0;
-        for (size_t d = 0; d < v->shape.size(); ++d) span += (v->shape[d] - 1) * v->stride[d];
-        const int64_t offset =
-            std::uniform_int_distribution<int64_t>(0, v->base->nelem - 1 - span)(rng);
+        const int64_t offset = std::uniform_int_distribution<int64_t>(0, last_offset(*v))(rng);
         it = moved.insert(moved.end(), {*v, offset});
       }
       v->offset = it->second;
@@ -435,9 +439,7 @@ Program reads_moved_apart(const Program& p, std::mt19937& rng) {
     for (Operand& o : ins.operands) {
       View* v = std::get_if<View>(&o);
       if (!v || ins.is_system() || written.count(v->base.get())) continue;
-      int64_t span = 0;
-      for (size_t d = 0; d < v->shape.size(); ++d) span += (v->shape[d] - 1) * v->stride[d];
-      const int64_t room = v->base->nelem - 1 - span;
+      const int64_t room = last_offset(*v);
       if (room >= 0) v->offset = std::uniform_int_distribution<int64_t>(0, 1)(rng) * room;
     }
   return q;
