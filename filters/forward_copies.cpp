@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <unordered_map>
 
+#include "core/pointer_index.h"
 #include "filters/filters.h"
 #include "filters/rewrite.h"
 
@@ -218,19 +219,32 @@ bool try_forward(Program& p, size_t c, std::vector<bool>& drop,
 
 Program forward_copies(Program p) {
   // first_use[i]: for a candidate copy at i, the first instruction touching its output's base.
-  // writer[T]: the result producer that writes T as T's first access.
+  // writer[T]: the result producer that writes T as T's first access. Bases are numbered by
+  // first appearance (a per-thread PointerIndex: no allocation per base once grown), and
+  // first[id] is that appearance's instruction.
   std::vector<long> first_use(p.instrs.size(), -1);
   std::unordered_map<const Base*, size_t> writer;
   {
-    std::unordered_map<const Base*, long> first;
+    thread_local PointerIndex tls_ids;
+    thread_local std::vector<long> tls_first;
+    PointerIndex& ids = tls_ids;
+    std::vector<long>& first = tls_first;
+    ids.reset(p.instrs.size());
+    first.clear();
+    auto first_of = [&](const Base* b, long i) {
+      bool fresh;
+      const uint32_t id = ids.insert(b, fresh);
+      if (fresh) first.push_back(i);
+      return first[id];
+    };
     for (size_t i = 0; i < p.instrs.size(); ++i) {
       const Instruction& ins = p.instrs[i];
       for (size_t k = 0; k < ins.operands.size(); ++k)
-        if (ins.is_view(k)) first.emplace(ins.view(k).base.get(), long(i));
-      if (is_candidate(ins)) first_use[i] = first[ins.out().base.get()];
+        if (ins.is_view(k)) first_of(ins.view(k).base.get(), long(i));
+      if (is_candidate(ins)) first_use[i] = first_of(ins.out().base.get(), long(i));
       if (is_result_producer(ins)) {
         const Base* out = ins.out().base.get();
-        if (first[out] == long(i) && !filters::reads(ins, out)) writer.emplace(out, i);
+        if (first_of(out, long(i)) == long(i) && !filters::reads(ins, out)) writer.emplace(out, i);
       }
     }
   }

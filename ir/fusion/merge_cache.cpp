@@ -248,6 +248,32 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   // legality, and kernel planners merge identical views only of bases their block writes
   // (ve/plan), so a program whose reads coincide differently (a gather's data-dependent rows,
   // x[i] beside x[j] where i == j sometimes) has the same key and reuses the same plan.
+  // Per base (by key number): its first tracked view and that view's number. Most bases (a
+  // loop's temporaries) have one view, written, read and FREEd: an identical view is found by
+  // comparing with the first, and the base's views go into the ViewIndex (hashed) only once a
+  // second distinct one appears.
+  struct FirstTracked {
+    const View* view = nullptr;
+    int id = 0;
+    bool indexed = false; // its views are in `views`
+  };
+  thread_local std::vector<FirstTracked> tls_first_tracked;
+  std::vector<FirstTracked>& first_tracked = tls_first_tracked;
+  first_tracked.clear();
+  auto tracked_view_id = [&](uint32_t base_id, const View& v, int next) {
+    FirstTracked& f = first_tracked[base_id];
+    if (!f.view) {
+      f.view = &v;
+      f.id = next;
+      return next;
+    }
+    if (!f.indexed) {
+      if (f.view->identical(v)) return f.id;
+      views.find_or_insert(*f.view, 0, f.id);
+      f.indexed = true;
+    }
+    return views.find_or_insert(v, 0, next);
+  };
   thread_local PointerIndex tls_written;
   PointerIndex& written = tls_written;
   written.reset(program.instrs.size());
@@ -274,10 +300,11 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
           k.put<uint8_t>(v->base->data != nullptr || v->base->external_owner != nullptr);
           if (bases) bases->push_back(v->base.get());
           written_base.push_back(written.contains(v->base.get()));
+          first_tracked.push_back({});
         }
         const int next = int(view_count);
         const bool tracked = system || written_base[base_id];
-        const int id = tracked ? views.find_or_insert(*v, 0, next) : next;
+        const int id = tracked ? tracked_view_id(base_id, *v, next) : next;
         if (id == next) ++view_count;
         k.put<uint32_t>(uint32_t(id));
         if (overlap_free) {
