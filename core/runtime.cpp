@@ -91,7 +91,10 @@ size_t Runtime::record(Instruction ins) {
   ++recorded_;
   for (const Operand& o : ins.operands)
     if (const View* v = std::get_if<View>(&o)) v->base->last_use = recorded_;
-  if (ins.op != Opcode::SYNC && ins.is_view(0)) {
+  // A compute instruction's output is written; SYNC and FREE write nothing (a FREE of a base
+  // on foreign memory is no write of it: counting it made each check of a foreign write scan
+  // one entry per FREE pending, quadratic in a loop that wraps NumPy results).
+  if (!ins.is_system() && ins.is_view(0)) {
     Base& out = *ins.out().base;
     if (out.external_owner && out.data && out.last_write <= executed_) {
       const auto lo = reinterpret_cast<uintptr_t>(out.data);

@@ -29,6 +29,10 @@ bool Recorder::record(Runtime& rt, Instruction ins, int64_t threshold) {
 }
 
 void Recorder::record_free(Runtime& rt, BasePtr base) {
+  // A base no recorded instruction ever used (a NumPy result wrapped and only read by the
+  // frontend, an array that was never written) is known to no engine and to no pending program:
+  // it dies here (its memory with it), and a FREE would only be work for the next flush.
+  if (base->last_use == 0) return;
   // FREE of the whole base, built in place (operand storage of executed instructions); the
   // reference moves into it.
   std::vector<Operand> ops = rt.operand_storage(1);

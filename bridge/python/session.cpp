@@ -121,6 +121,10 @@ bool values_ready(const BasePtr& base) {
 }
 
 bool values_ready(const View& view) {
+  // An empty view has no values to wait for (its base may never get memory: an empty slice's
+  // gather, an empty row of a sparse matrix), so it needs no flush; borrowed_numpy_view gives
+  // NumPy's empty array for it.
+  if (view.size() == 0) return true;
   if (!view.base->data || view.base->device_newer || is_failed(view.base)) return false;
   return !Runtime::instance().writes_pending(view);
 }
@@ -153,6 +157,7 @@ void set_eager_max_elements(int64_t n) {
 }
 
 bool store_ready(const BasePtr& base) {
+  if (!base->data && base->last_use == 0 && !is_failed(base)) allocate_external(*base);
   return base->data && !base->device_newer && !is_failed(base) &&
          !Runtime::instance().uses_pending(*base);
 }

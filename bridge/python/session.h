@@ -59,12 +59,15 @@ void sync_for_copy(const BasePtr& base);
 // (Runtime::writes_pending), and no failed flush left it unspecified.
 bool values_ready(const BasePtr& base);
 // The same for the elements of one view: no pending write overlaps it
-// (Runtime::writes_pending(view)), though others of its base may be pending.
+// (Runtime::writes_pending(view)), though others of its base may be pending; an empty view is
+// always ready (it has no values; its base may have no memory).
 bool values_ready(const View& view);
 // sync_for_copy() for the elements of one view: no flush unless a pending write overlaps it.
 void sync_for_copy(const View& view);
 // The frontend may write values into the base's memory directly: it has memory, no pending
 // instruction reads or writes it (Runtime::uses_pending), and no failed flush left it unspecified.
+// A base no instruction ever used (np.empty's) gets its memory here, zeros as a sync would give
+// it, so that a loop filling it element by element stores directly.
 bool store_ready(const BasePtr& base);
 // [python] scalar_reads = flush: an element read of a base with a write pending flushes
 // (read from the configuration at the first use unless set first).

@@ -237,6 +237,33 @@ TEST_CASE("writes_pending(view): only views a pending write overlaps, runs of mo
   rt.flush();
 }
 
+TEST_CASE("writes_pending: a FREE writes nothing, not even on foreign memory") {
+  std::vector<std::vector<Opcode>> seen;
+  Runtime rt;
+  rt.install(fake_stack(&seen));
+  static double memory[4];
+  auto wrap = [](const char* name) {
+    auto base = make_base(name, DType::FLOAT64, 4);
+    base->data = memory;
+    base->external_owner = std::shared_ptr<void>(memory, [](void*) {});
+    return base;
+  };
+  auto other = wrap("other");
+  // A loop that wraps NumPy results and drops them records a FREE of each: none of them is a
+  // write another base on that memory (or the base itself) must wait for.
+  for (int k = 0; k < 100; ++k) {
+    auto dropped = wrap("dropped");
+    rt.record(Instruction(Opcode::FREE, {View::whole(dropped)}));
+    CHECK_FALSE(rt.writes_pending(*dropped));
+  }
+  CHECK_FALSE(rt.writes_pending(*other));
+  CHECK_FALSE(rt.writes_pending(View::whole(other)));
+  rt.record(add(other)); // a compute write is one
+  CHECK(rt.writes_pending(*other));
+  rt.flush();
+  CHECK_FALSE(rt.writes_pending(*other));
+}
+
 TEST_CASE("uses_pending: a recorded read or write of the base until its flush ends") {
   std::vector<std::vector<Opcode>> seen;
   Runtime rt;
