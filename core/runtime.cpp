@@ -108,6 +108,7 @@ size_t Runtime::record(Instruction ins) {
     out.last_write = recorded_;
   }
   pending_.instrs.push_back(std::move(ins));
+  busy_.store(true, std::memory_order_release);
   return pending_.instrs.size();
 }
 
@@ -143,6 +144,7 @@ void Runtime::run_pending(const View* sync_part) {
     program = std::move(pending_); // dropped if anything below throws (see runtime.h)
     pending_ = Program();
     running_ = true;
+    busy_.store(true, std::memory_order_release);
     through = recorded_;
     clear_interrupt(); // a request from before this flush is the frontend's (core/interrupt.h)
     ++counters_.flushes;
@@ -157,6 +159,9 @@ void Runtime::run_pending(const View* sync_part) {
       std::erase_if(foreign_writes_, [&](const ForeignWrite& w) { return w.first <= executed_; });
     }
     running_ = false;
+    // (After a failed flush its instructions count as pending until a flush runs: the lock's
+    // answers, as executed_ did not advance.)
+    busy_.store(!ran || !pending_.instrs.empty(), std::memory_order_release);
     counters_.flush_seconds += seconds_since(t0);
   };
   try {
@@ -222,6 +227,7 @@ size_t Runtime::pending_size() const {
 }
 
 bool Runtime::writes_pending(const Base& base) const {
+  if (!busy_.load(std::memory_order_acquire)) return false;
   std::lock_guard lock(mutex_);
   return base.last_write > executed_ || foreign_writes_pending(base, false);
 }
@@ -237,6 +243,7 @@ bool Runtime::foreign_writes_pending(const Base& base, bool others_only) const {
 
 bool Runtime::writes_pending(const View& view) const {
   const Base& base = *view.base;
+  if (!busy_.load(std::memory_order_acquire)) return false;
   std::lock_guard lock(mutex_);
   if (base.last_write > executed_) {
     if (base.untracked_writes) return true;
@@ -248,12 +255,14 @@ bool Runtime::writes_pending(const View& view) const {
 }
 
 bool Runtime::uses_pending(const Base& base) const {
+  if (!busy_.load(std::memory_order_acquire)) return false;
   std::lock_guard lock(mutex_);
   if (base.external_owner) return recorded_ > executed_;
   return base.last_use > executed_;
 }
 
 bool Runtime::idle() const {
+  if (!busy_.load(std::memory_order_acquire)) return true;
   std::lock_guard lock(mutex_);
   return pending_.instrs.empty() && !running_;
 }
@@ -291,6 +300,7 @@ void Runtime::shutdown() {
   std::lock_guard lock(mutex_);
   old = std::exchange(stack_, Stack());
   dropped = std::exchange(pending_, Program());
+  busy_.store(running_, std::memory_order_release);
   check_ = nullptr;
   installed_flag_ = false;
 }

@@ -1,6 +1,8 @@
 // Runtime: the one per process that frontends record instructions into and flush.
 #pragma once
 
+#include <atomic>
+
 #include <array>
 #include <functional>
 #include <memory>
@@ -137,7 +139,12 @@ private:
   // State lock: never held while anything but the runtime's own code runs.
   mutable std::mutex mutex_;
   Program pending_;
-  bool running_ = false;  // a flush is between taking the pending program and finishing it
+  bool running_ = false; // a flush is between taking the pending program and finishing it
+  // !pending_.instrs.empty() || running_: written under mutex_, read without it, so that the
+  // questions a frontend asks before every element read or store (writes_pending, uses_pending,
+  // idle) cost no lock while nothing is pending (an element loop running through NumPy). May
+  // stay true a little longer than needed (the slow path under the lock then answers).
+  std::atomic<bool> busy_{false};
   uint64_t recorded_ = 0; // instructions recorded so far (Base::last_write numbers them)
   uint64_t executed_ = 0; // every instruction numbered up to this one ran in a flush that ended
   // Foreign bases with writes pending, by the number of the first one: their memory's bytes.

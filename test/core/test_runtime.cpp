@@ -191,6 +191,8 @@ TEST_CASE("writes_pending: a recorded write until a flush that ran it ends") {
   rt.record(neg(a));
   CHECK_THROWS_AS(rt.flush(), UserError);
   CHECK(rt.writes_pending(*a));
+  CHECK(rt.uses_pending(*a));
+  CHECK(rt.idle()); // nothing recorded, nothing running
   rt.record(add(b));
   rt.flush();
   CHECK_FALSE(rt.writes_pending(*a));
