@@ -1,12 +1,15 @@
 // Products recorded from C++: NumPy's promotion and messages, one MATMUL per call.
 #include "bridge/python/linalg.h"
 
+#include <cmath>
+
 #include "bridge/python/bindings.h"
 
 #include "bridge/python/convert.h"
 #include "bridge/python/errors.h"
 #include "bridge/python/numpy_api.h"
 #include "bridge/python/ufunc.h"
+#include "ve/cpu/blas.h"
 
 namespace hassium::python {
 
@@ -88,6 +91,28 @@ PyMethodDef g_defs[4] = {
 
 } // namespace
 
+namespace {
+// `x @ y` and `np.dot(x, y)` of two ready float64 vectors of two or more elements with positive
+// strides, as NumPy computes them (DOUBLE_dot: 0.0 + cblas_ddot of its own OpenBLAS, both
+// strides as they are), without NumPy's dispatch and two borrowed arrays: an element loop's
+// `A[i, j] -= A[i, :j] @ A[:j, j]` (lu, cholesky) spends most of its time there. Nullopt when
+// NumPy's OpenBLAS is not in the process, and for a result that is not finite (NumPy's call then
+// gives its overflow/invalid warning).
+std::optional<py::object> ready_ddot(const View& x, const View& y) {
+  if (x.dtype() != DType::FLOAT64 || y.dtype() != DType::FLOAT64) return std::nullopt;
+  const int64_t n = x.shape[0];
+  if (n < 2 || x.stride[0] <= 0 || y.stride[0] <= 0) return std::nullopt;
+  static const cpu::Blas::Ddot ddot = cpu::blas(cpu::BlasChoice::AUTO).ddot;
+  if (!ddot) return std::nullopt;
+  const double* px = static_cast<const double*>(x.base->data) + x.offset;
+  const double* py = static_cast<const double*>(y.base->data) + y.offset;
+  double sum = 0.0;
+  sum += ddot(n, px, x.stride[0], py, y.stride[0]);
+  if (!std::isfinite(sum)) return std::nullopt;
+  return numpy_scalar(&sum, DType::FLOAT64);
+}
+} // namespace
+
 std::optional<py::object> product(Product kind, py::handle ha, py::handle hb) {
   if (!is_ndarray(ha) || !is_ndarray(hb)) return std::nullopt;
   const Array& a = array_of(ha);
@@ -118,6 +143,8 @@ std::optional<py::object> product(Product kind, py::handle ha, py::handle hb) {
     sync_for_copy(b.view);
     ready = true;
   }
+  if (ready && (kind == Product::matmul || kind == Product::dot))
+    if (auto r = ready_ddot(a.view, b.view)) return r;
   if (ready) {
     static PyObject* fns[4] = {};
     PyObject*& f = fns[size_t(kind)];

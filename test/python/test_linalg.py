@@ -126,6 +126,52 @@ def test_scalar_products_of_ready_arrays_are_numpy_s_at_once(name, ta, tb):
     assert float(other.sum()) == 10.0
 
 
+@pytest.mark.parametrize("name", ["@", "matmul", "dot"])
+def test_ready_float64_dots_are_numpy_s_bits(name):
+    """The float64 vectors of a loop's dots, computed with NumPy's own BLAS dot without NumPy's
+    dispatch (two or more elements, positive strides): NumPy's float64 scalar, to the bit, for
+    lengths, strides, offsets and signs of every kind (signed zeros too); reversed,
+    broadcast and one-element operands, and sums that overflow (NumPy's warning), go to NumPy's
+    call and are NumPy's too."""
+    rng = np.random.default_rng(11)
+    base_np = rng.standard_normal(1200) * np.exp(rng.uniform(-30, 30, 1200))
+    base_np[:40] = -0.0
+    base = hassium.array(base_np)
+    hassium.flush()
+    f = product_fn(name, hassium)
+    g = product_fn(name, np)
+    def strided(o, step, n):  # n elements from o on, step apart (downwards when negative)
+        if step > 0:
+            return slice(o, o + step * n, step)
+        return slice(o - step * (n - 1), o - 1 if o else None, step)
+
+    keys = [(slice(0, 2), slice(2, 4)), (slice(0, 20), slice(40, 60))]  # sums of signed zeros
+    for _ in range(300):
+        n = int(rng.integers(1, 120))
+        sa, sb = (int(s) for s in rng.choice([1, 2, 3, 7, -1, -2], 2))
+        oa, ob = (int(o) for o in rng.integers(0, 1200 - 7 * n, 2))
+        keys.append((strided(oa, sa, n), strided(ob, sb, n)))
+    for ka, kb in keys:
+        xa, xb = base_np[ka], base_np[kb]
+        m = min(len(xa), len(xb))
+        xa, xb = xa[:m], xb[:m]
+        ha, hb = base[ka][:m], base[kb][:m]
+        expected = g(xa, xb)
+        r = f(ha, hb)
+        assert type(r) is type(expected)
+        assert np.array_equal(np.array(r), np.array(expected), equal_nan=True)
+        assert np.signbit(r) == np.signbit(expected)
+    big = hassium.array(np.full(4, 1e300))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = f(big, big)
+    with warnings.catch_warnings(record=True) as expected_warnings:
+        warnings.simplefilter("always")
+        expected = g(np.full(4, 1e300), np.full(4, 1e300))
+    assert r == expected == np.inf
+    assert [str(w.message) for w in caught] == [str(w.message) for w in expected_warnings]
+
+
 def test_scalar_products_of_pending_or_long_arrays(scalar_reads):
     """Of an operand with a write pending: flushed first and NumPy's scalar ([python]
     scalar_reads = flush), or recorded (lazy). Longer than eager_max_elements: recorded."""

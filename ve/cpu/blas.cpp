@@ -193,6 +193,7 @@ bool resolve_ilp64(const std::string& lib, const std::string& prefix, Blas& b) {
   b.dsyrk = reinterpret_cast<Blas::Dsyrk>(sym("cblas_dsyrk"));
   b.csyrk = reinterpret_cast<Blas::Zsyrk>(sym("cblas_csyrk"));
   b.zsyrk = reinterpret_cast<Blas::Zsyrk>(sym("cblas_zsyrk"));
+  b.ddot = reinterpret_cast<Blas::Ddot>(sym("cblas_ddot")); // (optional)
   if (b.sgemm && b.dgemm && b.cgemm && b.zgemm && b.sgemv && b.dgemv && b.cgemv && b.zgemv) {
     b.linked = false;
     Dl_info where{}; // the library that defines them (`lib` may only depend on it)

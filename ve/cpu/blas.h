@@ -48,6 +48,11 @@ struct Blas {
   Ssyrk ssyrk = nullptr;
   Dsyrk dsyrk = nullptr;
   Zsyrk csyrk = nullptr, zsyrk = nullptr;
+  // The dot of two vectors (positive increments), only from the process's own ILP64 OpenBLAS
+  // (NumPy's): the Python frontend computes a small ready `x @ y` with it as NumPy's DOUBLE_dot
+  // does, without NumPy's dispatch (null with Debian's library: its results may differ).
+  using Ddot = double (*)(int64_t, const double*, int64_t, const double*, int64_t);
+  Ddot ddot = nullptr;
   bool linked = true;      // Debian's OpenBLAS, opened by hassium (else one found in the process)
   std::string description; // which library, for `hassium info` and the tests
 };
