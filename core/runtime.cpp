@@ -257,7 +257,7 @@ bool Runtime::writes_pending(const View& view) const {
 bool Runtime::uses_pending(const Base& base) const {
   if (!busy_.load(std::memory_order_acquire)) return false;
   std::lock_guard lock(mutex_);
-  if (base.external_owner) return recorded_ > executed_;
+  if (base.external_owner && base.host_exported) return recorded_ > executed_;
   return base.last_use > executed_;
 }
 

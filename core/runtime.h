@@ -102,9 +102,11 @@ public:
   // base is known not to overlap it (a loop that writes column j and reads column j + 1).
   bool writes_pending(const View& view) const;
   // True while an instruction recorded to read, write or FREE the base has not run (or ran in a
-  // flush that failed); for a base on foreign memory, while anything at all is pending (another
-  // base may wrap the same memory). Otherwise nothing pending touches the base, and a frontend
-  // may write values into its memory directly (an element store that records nothing).
+  // flush that failed); for a base on foreign memory that was shared (host_exported: a NumPy
+  // array's, or memory handed out), while anything at all is pending (another base may wrap the
+  // same memory). Foreign memory no one else saw (a frontend's allocate_external for np.empty's
+  // first element store) is the base's own. Otherwise nothing pending touches the base, and a
+  // frontend may write values into its memory directly (an element store that records nothing).
   bool uses_pending(const Base& base) const;
   // An empty operand vector with room for n operands: the storage of an instruction an earlier
   // flush executed when one of that size is spare, so that recording in a loop allocates none

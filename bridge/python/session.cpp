@@ -1,6 +1,8 @@
 // The Python frontend's link to the Runtime: base names, recording with loop-aligned flushes, FREE.
 #include "bridge/python/session.h"
 
+#include <new>
+
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
@@ -157,7 +159,13 @@ void set_eager_max_elements(int64_t n) {
 }
 
 bool store_ready(const BasePtr& base) {
-  if (!base->data && base->last_use == 0 && !is_failed(base)) allocate_external(*base);
+  if (!base->data && base->last_use == 0 && !is_failed(base)) {
+    try {
+      allocate_external(*base);
+    } catch (const std::bad_alloc&) {
+      return false; // recorded: the flush that allocates reports it, in NumPy's words
+    }
+  }
   return base->data && !base->device_newer && !is_failed(base) &&
          !Runtime::instance().uses_pending(*base);
 }

@@ -281,6 +281,31 @@ TEST_CASE("uses_pending: a recorded read or write of the base until its flush en
   CHECK_FALSE(rt.uses_pending(*b));
 }
 
+TEST_CASE("uses_pending: shared foreign memory waits for anything pending, private memory for "
+          "its own uses") {
+  std::vector<std::vector<Opcode>> seen;
+  Runtime rt;
+  rt.install(fake_stack(&seen));
+  static double shared_memory[4], private_memory[4];
+  auto wrap = [](const char* name, double* data, bool exported) {
+    auto base = make_base(name, DType::FLOAT64, 4);
+    base->data = data;
+    base->external_owner = std::shared_ptr<void>(data, [](void*) {});
+    base->host_exported = exported;
+    return base;
+  };
+  auto shared = wrap("shared", shared_memory, true), own = wrap("own", private_memory, false);
+  auto other = make_base("other", DType::FLOAT64, 4);
+  rt.record(add(other));
+  CHECK(rt.uses_pending(*shared)); // another base may wrap its memory
+  CHECK_FALSE(rt.uses_pending(*own));
+  rt.record(Instruction(Opcode::IDENTITY, {View::whole(other), View::whole(own)}));
+  CHECK(rt.uses_pending(*own));
+  rt.flush();
+  CHECK_FALSE(rt.uses_pending(*shared));
+  CHECK_FALSE(rt.uses_pending(*own));
+}
+
 TEST_CASE("writes_pending: a write to foreign memory is pending for every base on that memory") {
   std::vector<std::vector<Opcode>> seen;
   Runtime rt;

@@ -138,3 +138,41 @@ def test_element_copies_of_lu_are_forwarded(tmp_path):
     # Only an update whose FREE falls into the next flush keeps its copy and store.
     assert fwd_copies <= 2 * flushes
     assert fwd_instrs <= instrs - copies + fwd_copies
+
+
+def test_an_empty_array_filled_by_elements_stores_directly():
+    """np.empty's array takes memory at its first element store; while no pending instruction
+    uses it, every store writes memory at once though other work is pending (symm's
+    `temp2[j] = B[:i, j] @ A[i, :i]` beside its pending column updates). Once its memory is
+    shared with NumPy, a store waits for any pending work (NumPy's view may be wrapped again)."""
+    n = 6
+    other = hassium.ones(n) + 1  # pending work the stores do not touch
+    y = hassium.empty(n)
+    pending = hassium._hassium.pending()
+    for j in range(n):
+        y[j] = j * 1.5
+    assert hassium._hassium.pending() == pending
+    t = other * y  # reads y: pending until flushed
+    y[0] = -1.0  # recorded after the read of y
+    assert hassium._hassium.pending() > pending + 1
+    np.testing.assert_array_equal(np.asarray(t), 2 * np.arange(n) * 1.5)
+    shared = np.asarray(y)  # y's memory handed to NumPy
+    expected = np.arange(n) * 1.5
+    expected[0] = -1.0
+    np.testing.assert_array_equal(shared, expected)
+    more = hassium.ones(n) * 3  # pending, unrelated to y
+    before = hassium._hassium.pending()
+    y[1] = 7.0
+    assert hassium._hassium.pending() == before + 1  # recorded: y's memory is shared now
+    assert float(y[1]) == 7.0 and float(more.sum()) == 18.0
+
+
+def test_an_element_store_into_an_empty_array_too_big_for_memory():
+    """The memory np.empty's array takes at its first element store cannot be had: the store is
+    recorded instead, and the flush reports NumPy's MemoryError; the runtime stays usable."""
+    a = hassium.empty(10**12)
+    with pytest.raises(MemoryError, match=r"Unable to allocate 7\.28 TiB for an array with "
+                       r"1000000000000 elements of data type float64"):
+        a[0] = 1.0
+        float(a[0])
+    assert float(hassium.ones(3).sum()) == 3.0
