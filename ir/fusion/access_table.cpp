@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/pointer_index.h"
+#include "core/view_index.h"
 #include "ir/fusion/contraction.h"
 #include "ir/fusion/view_boxes.h"
 
@@ -17,21 +18,6 @@ uint64_t mix(uint64_t h, uint64_t x) {
   h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
   return h;
 }
-
-struct ViewKeyHash {
-  size_t operator()(const View* v) const {
-    uint64_t h = reinterpret_cast<uintptr_t>(v->base.get());
-    h = mix(h, uint64_t(v->offset));
-    for (size_t k = 0; k < v->shape.size(); ++k) {
-      h = mix(h, uint64_t(v->shape[k]));
-      h = mix(h, uint64_t(v->stride[k]));
-    }
-    return size_t(h);
-  }
-};
-struct ViewKeyEq {
-  bool operator()(const View* a, const View* b) const { return a->identical(*b); }
-};
 
 struct DimsHash {
   size_t operator()(const Dims& d) const {
@@ -139,25 +125,31 @@ AccessTable build_access_table(const Program& program, std::span<const Base* con
   t.instrs.resize(n);
   t.accesses.reserve(n * 3);
 
-  // Bases and views get provisional ids in order of first appearance.
-  std::unordered_map<const Base*, uint32_t> base_ids;
-  std::unordered_map<const View*, uint32_t, ViewKeyHash, ViewKeyEq> view_ids;
+  // Bases and views get provisional ids in order of first appearance (per-thread open-addressing
+  // tables: nothing allocated per base or view once grown).
+  thread_local PointerIndex tls_base_ids;
+  thread_local ViewIndex tls_view_ids;
+  PointerIndex& base_ids = tls_base_ids;
+  ViewIndex& view_ids = tls_view_ids;
+  base_ids.reset(64);
+  view_ids.reset(n * 2);
   std::unordered_map<Dims, int32_t, DimsHash> shape_ids;
-  base_ids.reserve(64);
-  view_ids.reserve(n * 2);
+  const Dims* last_shape = nullptr; // (consecutive instructions mostly share a loop shape)
+  int32_t last_shape_id = -1;
   std::vector<const View*> view_rep;
   std::vector<uint32_t> view_base;
   std::vector<BaseUse> uses; // per base: the contraction rule's facts (ir/fusion/contraction.h)
 
   auto base_id = [&](const Base* b) {
-    auto [it, fresh] = base_ids.try_emplace(b, uint32_t(t.bases.size()));
+    bool fresh;
+    const uint32_t id = base_ids.insert(b, fresh); // ids are dense: the next one when fresh
     if (fresh) {
       BaseEntry e;
       e.base = b;
       t.bases.push_back(e);
       uses.emplace_back();
     }
-    return it->second;
+    return id;
   };
 
   for (size_t i = 0; i < n; ++i) {
@@ -175,9 +167,14 @@ AccessTable build_access_table(const Program& program, std::span<const Base* con
         uses[b].system(ins.op);
       }
     } else {
-      auto [sit, sfresh] = shape_ids.try_emplace(ins.loop_shape(), int32_t(t.shapes.size()));
-      if (sfresh) t.shapes.push_back(ins.loop_shape());
-      e.shape = sit->second;
+      const Dims& shape = ins.loop_shape();
+      if (!last_shape || *last_shape != shape) {
+        auto [sit, sfresh] = shape_ids.try_emplace(shape, int32_t(t.shapes.size()));
+        if (sfresh) t.shapes.push_back(shape);
+        last_shape = &shape;
+        last_shape_id = sit->second;
+      }
+      e.shape = last_shape_id;
       if (e.kind == InstrKind::REDUCTION) e.axis = ins.axis();
       for (size_t k = 0; k < ins.operands.size(); ++k) {
         if (!ins.is_view(k)) continue;
@@ -185,12 +182,13 @@ AccessTable build_access_table(const Program& program, std::span<const Base* con
         if (skip(v.base.get())) continue;
         uint32_t b = base_id(v.base.get());
         t.bases[b].viewed = true;
-        auto [vit, vfresh] = view_ids.try_emplace(&v, uint32_t(view_rep.size()));
-        if (vfresh) {
+        const uint32_t next = uint32_t(view_rep.size());
+        const uint32_t vid = uint32_t(view_ids.find_or_insert(v, 0, int(next)));
+        if (vid == next) {
           view_rep.push_back(&v);
           view_base.push_back(b);
         }
-        t.accesses.push_back({vit->second, b, k == 0 ? AccessMode::WRITE : AccessMode::READ});
+        t.accesses.push_back({vid, b, k == 0 ? AccessMode::WRITE : AccessMode::READ});
       }
       // The contraction facts see an instruction's reads before its write.
       const Family family = ins.info().family;
