@@ -39,6 +39,24 @@ for alg in singleton linear unintrusive greedy optimal; do
 done
 [ "$(wc -l <"$tmp/singleton.out")" -eq 18 ] || fail "singleton: expected 17 blocks"
 
+# A real program's flush stream (lbm_d3q19): greedy under every cost model partitions it in
+# seconds at most (a bounded run: a blow-up fails here instead of hanging the suite), and every
+# instruction is in exactly one block.
+lbm="$src/test/cli/data/lbm_d3q19_trace.hsb"
+n_lbm=$(grep -vc '^#\|^\.base\|^$' "$lbm")
+for model in bohrium max_contract max_locality robinson; do
+  timeout 60 "$hassium" fuse --algorithm greedy --cost-model "$model" "$lbm" >"$tmp/lbm.out" \
+    2>"$tmp/err"
+  rc=$?
+  if [ "$rc" -ne 0 ]; then
+    fail "greedy/$model on lbm_d3q19's trace: exit $rc (124: over 60 s): $(head -c 300 "$tmp/err")"
+    continue
+  fi
+  got=$(head -n -1 "$tmp/lbm.out" | tr ' ' '\n' | sort -n | tr '\n' ' ')
+  [ "$got" = "$(seq 1 "$n_lbm" | tr '\n' ' ')" ] ||
+    fail "greedy/$model on lbm_d3q19's trace: blocks do not cover 1..$n_lbm once"
+done
+
 # Defaults: the config file, then the env.
 printf '[fuser]\nalgorithm = optimal\n' >"$HASSIUM_CONFIG"
 [ "$("$hassium" fuse "$fig3" | tail -n 1)" = "cost: 304 bytes" ] || fail "config algorithm = optimal"
