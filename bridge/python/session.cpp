@@ -159,7 +159,11 @@ void set_eager_max_elements(int64_t n) {
 }
 
 bool store_ready(const BasePtr& base) {
-  if (!base->data && base->last_use == 0 && !is_failed(base)) {
+  // (Up to kEagerStoreBytes: a larger array is not filled element by element from Python; it
+  // gets its memory at a flush, from the engine's pool, as before.)
+  constexpr int64_t kEagerStoreBytes = int64_t(1) << 30;
+  if (!base->data && base->last_use == 0 && !is_failed(base) &&
+      base->nbytes() <= kEagerStoreBytes) {
     try {
       allocate_external(*base);
     } catch (const std::bad_alloc&) {

@@ -66,8 +66,8 @@ bool values_ready(const View& view);
 void sync_for_copy(const View& view);
 // The frontend may write values into the base's memory directly: it has memory, no pending
 // instruction reads or writes it (Runtime::uses_pending), and no failed flush left it unspecified.
-// A base no instruction ever used (np.empty's) gets its memory here, zeros as a sync would give
-// it, so that a loop filling it element by element stores directly.
+// A base no instruction ever used (np.empty's, up to 1 GiB) gets its memory here, zeros as a sync
+// would give it, so that a loop filling it element by element stores directly.
 bool store_ready(const BasePtr& base);
 // [python] scalar_reads = flush: an element read of a base with a write pending flushes
 // (read from the configuration at the first use unless set first).

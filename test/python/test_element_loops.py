@@ -168,8 +168,9 @@ def test_an_empty_array_filled_by_elements_stores_directly():
 
 
 def test_an_element_store_into_an_empty_array_too_big_for_memory():
-    """The memory np.empty's array takes at its first element store cannot be had: the store is
-    recorded instead, and the flush reports NumPy's MemoryError; the runtime stays usable."""
+    """An np.empty array too big to take memory at its first element store (over 1 GiB: its
+    memory comes from the engine's pool at the flush): the store is recorded, and the flush
+    reports NumPy's MemoryError; the runtime stays usable."""
     a = hassium.empty(10**12)
     with pytest.raises(MemoryError, match=r"Unable to allocate 7\.28 TiB for an array with "
                        r"1000000000000 elements of data type float64"):
