@@ -203,10 +203,8 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   thread_local ViewIndex tls_views;
   thread_local ShapeIndex tls_shapes;
   thread_local std::vector<int64_t> tls_words, tls_offsets, tls_relative, tls_first_offset;
-  // Per base (by key number): whether a compute instruction writes it, its first view's number,
-  // and whether it has other views.
-  thread_local std::vector<uint8_t> tls_written_base, tls_many_views;
-  thread_local std::vector<uint32_t> tls_first_view;
+  // Per base (by key number): whether a compute instruction writes it.
+  thread_local std::vector<uint8_t> tls_written_base;
   struct Span {
     uint32_t base;
     int64_t lo, hi;
@@ -226,11 +224,7 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   relative.clear();
   first_offset.clear();
   std::vector<uint8_t>& written_base = tls_written_base;
-  std::vector<uint32_t>& first_view = tls_first_view;
-  std::vector<uint8_t>& many_views = tls_many_views;
   written_base.clear();
-  first_view.clear();
-  many_views.clear();
   std::vector<Span>& spans = tls_spans;
   spans.clear();
   std::vector<int64_t>& stride_gcd = tls_stride_gcd;
@@ -248,14 +242,20 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   // legality, and kernel planners merge identical views only of bases their block writes
   // (ve/plan), so a program whose reads coincide differently (a gather's data-dependent rows,
   // x[i] beside x[j] where i == j sometimes) has the same key and reuses the same plan.
+  thread_local PointerIndex tls_written;
+  PointerIndex& written = tls_written;
+  written.reset(program.instrs.size());
+  for (const Instruction& ins : program.instrs)
+    if (!ins.is_system() && ins.is_view(0)) written.insert(ins.view(0).base.get());
   // Per base (by key number): its first tracked view and that view's number. Most bases (a
   // loop's temporaries) have one view, written, read and FREEd: an identical view is found by
   // comparing with the first, and the base's views go into the ViewIndex (hashed) only once a
-  // second distinct one appears.
+  // second distinct one appears (`indexed`: for a written base, every view is tracked, so this
+  // also says it has several views, which the overlap-free test below asks).
   struct FirstTracked {
     const View* view = nullptr;
     int id = 0;
-    bool indexed = false; // its views are in `views`
+    bool indexed = false; // a second distinct view appeared: the base's views are in `views`
   };
   thread_local std::vector<FirstTracked> tls_first_tracked;
   std::vector<FirstTracked>& first_tracked = tls_first_tracked;
@@ -274,11 +274,6 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
     }
     return views.find_or_insert(v, 0, next);
   };
-  thread_local PointerIndex tls_written;
-  PointerIndex& written = tls_written;
-  written.reset(program.instrs.size());
-  for (const Instruction& ins : program.instrs)
-    if (!ins.is_system() && ins.is_view(0)) written.insert(ins.view(0).base.get());
   uint32_t view_count = 0;
   double bytes = 0; // of the compute instructions' views, for the size class
   size_t compute = 0;
@@ -308,12 +303,7 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
         if (id == next) ++view_count;
         k.put<uint32_t>(uint32_t(id));
         if (overlap_free) {
-          if (fresh) {
-            first_view.push_back(uint32_t(id));
-            many_views.push_back(0);
-            stride_gcd.push_back(0);
-          }
-          if (first_view[base_id] != uint32_t(id)) many_views[base_id] = 1;
+          if (fresh) stride_gcd.push_back(0);
           if (id == next && v->size() > 0 && written_base[base_id]) {
             spans.push_back({base_id, v->min_index(), v->max_index(), v->offset, v});
             int64_t& g = stride_gcd[base_id];
@@ -359,7 +349,7 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
     // not meet. Where they do, the base's views may still be apart as boxes of rows and columns
     // (ir/fusion/view_boxes.h: a matrix's columns and one of its rows, whose strides' gcd is 1).
     *overlap_free = true;
-    std::erase_if(spans, [&](const Span& s) { return !many_views[s.base]; });
+    std::erase_if(spans, [&](const Span& s) { return !first_tracked[s.base].indexed; });
     for (Span& s : spans) {
       const int64_t g = stride_gcd[s.base];
       s.offset = g > 1 ? ((s.offset % g) + g) % g : 0;
