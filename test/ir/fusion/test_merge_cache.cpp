@@ -370,6 +370,17 @@ template <typename F> void for_each_assignment(size_t n, F f) {
   }
 }
 
+// f(code, partition, legal for p, legal for q) for every assignment of p's instructions to blocks
+// (q: p with other views, the same instructions).
+template <typename F>
+void for_each_legality(const Program& p, const Program& q, const std::string& cost_model, F f) {
+  FusionContext cp(p, cost_model), cq(q, cost_model);
+  for_each_assignment(p.size(), [&](size_t code, const Partition& part) {
+    f(code, part, check_partition(cp.table(), part.blocks).empty(),
+      check_partition(cq.table(), part.blocks).empty());
+  });
+}
+
 // The largest offset at which view v (of non-negative strides) still lies inside its base.
 int64_t last_offset(const View& v) {
   int64_t span = 0;
@@ -413,15 +424,13 @@ TEST_CASE("an overlap-free program: every partition legal for a program of its k
     if (kp != kq) continue; // the move merged or split views: not a repeat
     overlapping += !p_free;
     if (!p_free && !q_free) continue;
-    FusionContext cp(p, o.cost_model), cq(q, o.cost_model);
-    for_each_assignment(p.size(), [&](size_t code, const Partition& part) {
-      const bool legal_p = check_partition(cp.table(), part.blocks).empty();
-      const bool legal_q = check_partition(cq.table(), part.blocks).empty();
-      INFO("round " << round << ", code " << code);
-      if (legal_p && q_free) REQUIRE(legal_q);
-      if (legal_q && p_free) REQUIRE(legal_p);
-      checked += (legal_p && q_free) || (legal_q && p_free);
-    });
+    for_each_legality(p, q, o.cost_model,
+                      [&](size_t code, const Partition&, bool legal_p, bool legal_q) {
+                        INFO("round " << round << ", code " << code);
+                        if (legal_p && q_free) REQUIRE(legal_q);
+                        if (legal_q && p_free) REQUIRE(legal_p);
+                        checked += (legal_p && q_free) || (legal_q && p_free);
+                      });
   }
   CHECK(checked > 1000);
   CHECK(overlapping > 100); // the generator makes both kinds
@@ -467,13 +476,12 @@ TEST_CASE("reads coinciding or not: one key, and every partition as legal as bef
           differs = true;
     if (!differs) continue;
     ++moved;
-    FusionContext cp(p, o.cost_model), cq(q, o.cost_model);
-    for_each_assignment(p.size(), [&](size_t code, const Partition& part) {
-      INFO("round " << round << ", code " << code);
-      REQUIRE(check_partition(cp.table(), part.blocks).empty() ==
-              check_partition(cq.table(), part.blocks).empty());
-      ++checked;
-    });
+    for_each_legality(p, q, o.cost_model,
+                      [&](size_t code, const Partition&, bool legal_p, bool legal_q) {
+                        INFO("round " << round << ", code " << code);
+                        REQUIRE(legal_p == legal_q);
+                        ++checked;
+                      });
   }
   CHECK(moved > 150);
   CHECK(checked > 3000);
@@ -600,13 +608,12 @@ TEST_CASE("views moved together per base: the same legal partitions, without a c
     REQUIRE(MergeCache::same_geometry(lp, lq));
     REQUIRE(MergeCache::moved_together(lp, lq));
     ++together;
-    FusionContext cp(p, o.cost_model), cq(q, o.cost_model);
-    for_each_assignment(p.size(), [&](size_t code, const Partition& part) {
-      if (check_partition(cp.table(), part.blocks).empty() !=
-          check_partition(cq.table(), part.blocks).empty())
-        FAIL("round " << round << ", code " << code << ": legal for one program only");
-      ++checked;
-    });
+    for_each_legality(
+        p, q, o.cost_model, [&](size_t code, const Partition&, bool legal_p, bool legal_q) {
+          if (legal_p != legal_q)
+            FAIL("round " << round << ", code " << code << ": legal for one program only");
+          ++checked;
+        });
   }
   CHECK(together > 500);
   CHECK(checked > 100000);
@@ -665,15 +672,14 @@ TEST_CASE("partition_holds checks only the overlapping bases, and decides as the
     const bool takes_check = !(kp.layout == kq.layout) && !kq.overlap_free &&
                              !MergeCache::moved_together(kp.layout, kq.layout);
     restricted += takes_check;
-    FusionContext cp(p, o.cost_model), cq(q, o.cost_model);
-    for_each_assignment(p.size(), [&](size_t code, const Partition& part) {
-      if (!check_partition(cp.table(), part.blocks).empty()) return; // kept plans are legal
-      const bool legal = check_partition(cq.table(), part.blocks).empty();
-      INFO("round " << round << ", code " << code);
-      REQUIRE(partition_holds(q, kq, kp.layout, part) == legal);
-      illegal += takes_check && !legal;
-      checked += takes_check;
-    });
+    for_each_legality(p, q, o.cost_model,
+                      [&](size_t code, const Partition& part, bool legal_p, bool legal) {
+                        if (!legal_p) return; // kept plans are legal
+                        INFO("round " << round << ", code " << code);
+                        REQUIRE(partition_holds(q, kq, kp.layout, part) == legal);
+                        illegal += takes_check && !legal;
+                        checked += takes_check;
+                      });
   }
   CHECK(restricted > 50);
   CHECK(checked > 1000);
