@@ -33,17 +33,35 @@ FlushPlanCache::Found FlushPlanCache::find(const Program& program, const Program
   return {it->plan.get(), fit};
 }
 
+namespace {
+size_t instructions_of(const FlushPlan& plan) {
+  size_t n = 0;
+  for (const auto& block : plan.partition.blocks) n += block.size();
+  return n;
+}
+} // namespace
+
 FlushPlan& FlushPlanCache::insert(const ProgramKey& key, std::unique_ptr<FlushPlan> plan) {
+  const size_t instructions = instructions_of(*plan);
   auto it = lookup(key);
   if (it != entries_.end()) {
     it->layout = key.layout;
     it->plan = std::move(plan);
+    instructions_ += instructions - it->instructions;
+    it->instructions = instructions;
     entries_.splice(entries_.begin(), entries_, it);
-    return *entries_.front().plan;
+  } else {
+    entries_.push_front(Entry{key.text, key.hash, key.layout, std::move(plan), instructions});
+    index_.emplace(key.hash, entries_.begin());
+    instructions_ += instructions;
   }
-  entries_.push_front(Entry{key.text, key.hash, key.layout, std::move(plan)});
-  index_.emplace(key.hash, entries_.begin());
-  while (entries_.size() > std::max<size_t>(capacity_, 1)) {
+  evict_past_capacity();
+  return *entries_.front().plan;
+}
+
+void FlushPlanCache::evict_past_capacity() {
+  while (entries_.size() > 1 &&
+         (entries_.size() > capacity_ || instructions_ > instruction_capacity_)) {
     auto last = std::prev(entries_.end());
     auto [lo, hi] = index_.equal_range(last->hash);
     for (auto i = lo; i != hi; ++i)
@@ -51,14 +69,15 @@ FlushPlan& FlushPlanCache::insert(const ProgramKey& key, std::unique_ptr<FlushPl
         index_.erase(i);
         break;
       }
+    instructions_ -= last->instructions;
     entries_.erase(last);
   }
-  return *entries_.front().plan;
 }
 
 void FlushPlanCache::clear() {
   entries_.clear();
   index_.clear();
+  instructions_ = 0;
 }
 
 } // namespace hassium

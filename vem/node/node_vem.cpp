@@ -20,7 +20,7 @@ NodeVem::NodeVem(std::unique_ptr<Engine> engine, FuserOptions fuser,
                  std::unique_ptr<MergeCache> cache, MemoryPoolOptions memory, std::string dot_dir)
     : engine_(std::move(engine)), fuser_(std::move(fuser)), cache_(std::move(cache)),
       pool_(std::make_shared<MemoryPool>(memory)) {
-  if (cache_) plans_ = std::make_unique<FlushPlanCache>(kPlansKept);
+  if (cache_) plans_ = std::make_unique<FlushPlanCache>(kPlansKept, kPlanInstructionsKept);
   device_ = engine_->device_memory();
   HS_INTERNAL_ASSERT(engine_) << "NodeVem needs an engine";
   if (!dot_dir.empty()) dot_ = std::make_unique<PartitionDotWriter>(std::move(dot_dir));

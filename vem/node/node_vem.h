@@ -61,7 +61,10 @@ public:
           MemoryPoolOptions memory = {}, std::string dot_dir = {});
 
   static constexpr int64_t kDeferMinBytes = int64_t(1) << 20; // see step 2 above
-  static constexpr size_t kPlansKept = 256;                   // flush plans, by program key
+  static constexpr size_t kPlansKept = 4096; // flush plans, by program key (as the merge cache)
+  // ... and at most this many instructions in them (about 50 bytes each: the bound of 256
+  // plans of a Python flush's 2,000 instructions before, now met by size, not count).
+  static constexpr size_t kPlanInstructionsKept = size_t(1) << 19;
 
   std::string_view name() const override { return "node"; }
   void execute(const Program& program) override;

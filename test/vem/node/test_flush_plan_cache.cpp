@@ -1,5 +1,5 @@
 // Tests of vem/node/flush_plan_cache: a kept plan serves exact repeats, moved views where its
-// partition stays legal, reshaped views (taking their layout), and nothing else; LRU bound.
+// partition stays legal, reshaped views (taking their layout), and nothing else; LRU bounds (plans, instructions).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -120,4 +120,35 @@ TEST_CASE("plan cache: past its capacity the least recently used plan goes", "[v
   cache.clear();
   CHECK(cache.size() == 0);
   CHECK_FALSE(cache.find(programs[0], key_of(programs[0])).plan);
+}
+
+TEST_CASE("plan cache: past its instruction capacity the least recently used plans go",
+          "[vem][plan]") {
+  std::vector<Program> programs; // four keys: 0..3 extra SYNCs, so 0..3 more instructions
+  for (int n = 0; n < 4; ++n) programs.push_back(with_syncs(iteration("a", 1.0), n));
+  const size_t base = programs[0].instrs.size();
+  // Room for the first three programs' instructions, not all four's; any number of plans.
+  FlushPlanCache cache(100, 3 * base + 3);
+  for (int n = 0; n < 3; ++n) cache.insert(key_of(programs[n]), plan_of(programs[n]));
+  CHECK(cache.size() == 3);
+  CHECK(cache.instructions() == 3 * base + 3);
+  CHECK(cache.find(programs[0], key_of(programs[0])).plan); // 0 used last: 1 goes next
+  cache.insert(key_of(programs[3]), plan_of(programs[3]));
+  CHECK(cache.size() == 2); // 1 and then 2 went (0 and 3 alone are 2 * base + 3)
+  CHECK(cache.instructions() == 2 * base + 3);
+  CHECK(cache.find(programs[0], key_of(programs[0])).plan);
+  CHECK_FALSE(cache.find(programs[1], key_of(programs[1])).plan);
+  CHECK_FALSE(cache.find(programs[2], key_of(programs[2])).plan);
+  CHECK(cache.find(programs[3], key_of(programs[3])).plan);
+  // A plan larger than the whole capacity is still kept, alone: the newest always stays.
+  FlushPlanCache tiny(100, 1);
+  tiny.insert(key_of(programs[0]), plan_of(programs[0]));
+  tiny.insert(key_of(programs[1]), plan_of(programs[1]));
+  CHECK(tiny.size() == 1);
+  CHECK(tiny.find(programs[1], key_of(programs[1])).plan);
+  // Replacing a kept plan counts the new one's instructions only.
+  tiny.insert(key_of(programs[1]), plan_of(programs[1]));
+  CHECK(tiny.instructions() == base + 1);
+  tiny.clear();
+  CHECK(tiny.instructions() == 0);
 }
