@@ -37,6 +37,9 @@ std::vector<Position> positions(const OpInfo& info, size_t n) {
   const Position out{Kind::VIEW, "the output"};
   switch (info.rule) {
   case SigRule::BASE:
+    // FREE ends a whole base; SYNC makes a view's elements visible (a bare name: all of them),
+    // as a frontend's read of part of an array records it (and the trace filter writes it).
+    if (info.op == Opcode::SYNC) return {{Kind::VIEW, "the synced view"}};
     return {{Kind::BASE, "the base"}};
   case SigRule::GEN:
     return {out};

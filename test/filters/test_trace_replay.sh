@@ -10,7 +10,8 @@ export HASSIUM_CONFIG="$root/config.ini" HASSIUM_CPU_KERNEL_CACHE=memory
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 for prog in "$root/test/filters/cases/remove_dead/chains.before.hsb" \
-            "$root/test/run/cases/prog_paper_fig3.hsb" "$root/test/run/cases/prog_chain.hsb"; do
+            "$root/test/run/cases/prog_paper_fig3.hsb" "$root/test/run/cases/prog_chain.hsb" \
+            "$root/test/filters/data/view_sync.hsb"; do
   rm -f "$tmp"/trace-*.hsb
   HASSIUM_STACK_FILTERS=trace HASSIUM_FILTERS_TRACE_FILE="$tmp/trace-%p.hsb" \
     "$hassium" run "$prog" > "$tmp/direct.txt"
@@ -20,6 +21,8 @@ for prog in "$root/test/filters/cases/remove_dead/chains.before.hsb" \
   "$hassium" run "${traces[0]}" > "$tmp/replay.txt" || fail "replay of the trace of $prog"
   diff "$tmp/direct.txt" "$tmp/replay.txt" > /dev/null || fail "replay of $prog differs"
 done
+# The trace writes a SYNC of part of a base as that view (what the replay above read back).
+grep -qx 'SYNC b{2;3;1}' "$tmp"/trace-*.hsb || fail "trace of view_sync.hsb lacks 'SYNC b{2;3;1}'"
 # A SYNC that ends a flush early gives two flushes in the trace (chains: SYNC S, then FREE S).
 HASSIUM_STACK_FILTERS=trace HASSIUM_FILTERS_TRACE_FILE="$tmp/t.hsb" \
   "$hassium" run "$root/test/filters/cases/remove_dead/chains.before.hsb" > /dev/null

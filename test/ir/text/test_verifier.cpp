@@ -45,6 +45,7 @@ TEST_CASE("valid instructions of every family pass") {
                      "SEARCHSORTED_LEFT I{0;2,2;2,1}, A{0;5;1}, B{0;2,2;2,1}\n"
                      "ADD B{11;12;-1}, B{11;12;-1}, A{0;12;1}\n"
                      "SYNC A\n"
+                     "SYNC B{2;3,2;4,1}\n" // part of a base, as a frontend's read syncs it
                      "FREE A\n") == "");
 }
 
@@ -81,7 +82,10 @@ TEST_CASE("verifier messages name the file line, the instruction and what is wro
                     "view, found constant `1.0`"},
     {"FREE A{0;2;1}", "v.hsb:7: instruction 1 `FREE A{0;2;1}`: FREE needs a bare base name, "
                     "found view `A{0;2;1}`"},
-    {"SYNC 3", "v.hsb:7: instruction 1 `SYNC 3`: SYNC needs a bare base name, found constant `3`"},
+    {"SYNC 3", "v.hsb:7: instruction 1 `SYNC 3`: operand 1 (the synced view) must be a view, "
+                "found constant `3`"},
+    {"SYNC A{13;2;1}", "v.hsb:7: instruction 1 `SYNC A{13;2;1}`: operand 1 (the synced view) "
+                "`A{13;2;1}` reaches elements 13..14 outside its base `A` (12 elements)"},
     {"ADD_REDUCE A{0;3;1}, B{0;3,4;4,1}, 2", "v.hsb:7: instruction 1 "
                     "`ADD_REDUCE A{0;3;1}, B{0;3,4;4,1}, 2`: axis 2 is out of range for a 2-d "
                     "input (valid: 0..1)"},
