@@ -213,7 +213,8 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   };
   // Per base: the gcd of its distinct views' strides (of extents > 1); 0 while there are none.
   thread_local std::vector<int64_t> tls_stride_gcd;
-  thread_local std::vector<Span> tls_spans; // of the distinct non-empty views
+  thread_local std::vector<Span> tls_spans;      // of the distinct non-empty views
+  thread_local std::vector<uint8_t> tls_spanned; // per view number: in `spans` already
   PointerIndex& ids = tls_ids;
   ViewIndex& views = tls_views;
   ShapeIndex& shapes = tls_shapes;
@@ -227,6 +228,8 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   written_base.clear();
   std::vector<Span>& spans = tls_spans;
   spans.clear();
+  std::vector<uint8_t>& spanned = tls_spanned;
+  spanned.clear();
   std::vector<int64_t>& stride_gcd = tls_stride_gcd;
   stride_gcd.clear();
   ids.reset(program.bases.size());
@@ -304,7 +307,11 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
         k.put<uint32_t>(uint32_t(id));
         if (overlap_free) {
           if (fresh) stride_gcd.push_back(0);
-          if (id == next && v->size() > 0 && written_base[base_id]) {
+          // The compute instructions' views only: a FREE or SYNC accesses no element (a FREE
+          // names the whole base, 1-D, beside a temporary's 2-D view: no overlap to check).
+          if (size_t(id) >= spanned.size()) spanned.resize(size_t(id) + 1, 0);
+          if (!system && !spanned[size_t(id)] && v->size() > 0 && written_base[base_id]) {
+            spanned[size_t(id)] = 1;
             spans.push_back({base_id, v->min_index(), v->max_index(), v->offset, v});
             int64_t& g = stride_gcd[base_id];
             for (size_t d = 0; d < v->shape.size(); ++d)

@@ -653,6 +653,35 @@ TEST_CASE("an empty view is in the key: its program has fewer dependencies than 
   CHECK(kf.overlap_free);
 }
 
+TEST_CASE("a FREE or SYNC of a whole base makes no overlap with the base's other views") {
+  // A 2-D temporary (a small matrix product's result) is FREEd as its whole 1-D base: two
+  // distinct views of one written base, but the FREE accesses no element, so the program is
+  // overlap-free (no legality check when its plan is replayed with moved views). A compute
+  // view that does meet another still makes the base overlapping.
+  auto program = [](bool second_write) {
+    ProgramBuilder b;
+    auto T = b.base("T", 16), X = b.base("X", 64), S = b.base("S", 64);
+    using P = ProgramBuilder;
+    b.op(Opcode::MULTIPLY,
+         {P::view(T, 0, {4, 4}, {4, 1}), P::view(X, 0, {4, 4}, {4, 1}), P::f64(2)});
+    b.op(Opcode::ADD, {P::view(S, 16, {4, 4}, {4, 1}), P::view(S, 16, {4, 4}, {4, 1}),
+                       P::view(T, 0, {4, 4}, {4, 1})});
+    if (second_write) // T[1:3] rewritten as 1-D: meets the 2-D view's elements
+      b.op(Opcode::ADD, {P::view(T, 4, 8), P::view(T, 4, 8), P::f64(1)});
+    b.sync(S);
+    b.free(T);
+    return std::move(b.p);
+  };
+  FuserOptions o;
+  ProgramKey k;
+  k.compute(program(false), o);
+  CHECK(k.overlap_free);
+  CHECK(k.overlapping.empty());
+  k.compute(program(true), o);
+  CHECK_FALSE(k.overlap_free);
+  CHECK(k.overlapping.size() == 1);
+}
+
 TEST_CASE("partition_holds checks only the overlapping bases, and decides as the full check") {
   // A partition legal for a program of the key, asked of another program of the key whose views
   // moved (each base's views apart or not): the check on the accesses of the key's overlapping
