@@ -26,6 +26,8 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   X(merge_cache_hits, int64_t, "merge-cache hits")                                                 \
   X(merge_cache_misses, int64_t, "merge-cache misses")                                             \
   X(plans_reused, int64_t, "flush plans reused (exact repeats, moved views)")                      \
+  X(plans_reshaped, int64_t, "  of them with other extents (blocks planned again)")                \
+  X(plan_checks, int64_t, "  of them checked against the moved views' overlaps")                   \
   X(small_flushes, int64_t, "flushes partitioned by linear (too few bytes to search)")             \
   X(kernels_compiled, int64_t, "kernels compiled")                                                 \
   X(kernel_memory_hits, int64_t, "kernel cache hits (memory)")                                     \

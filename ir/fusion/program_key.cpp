@@ -25,7 +25,8 @@ void ProgramKey::compute(const Program& program, const FuserOptions& options) {
 }
 
 bool partition_holds(const Program& program, const ProgramKey& key, const FlushLayout& planned,
-                     const Partition& p) {
+                     const Partition& p, bool* checked) {
+  if (checked) *checked = false;
   if (key.layout == FlushLayout{}) return false; // unknown
   if (planned == key.layout || key.overlap_free || MergeCache::moved_together(planned, key.layout))
     return true;
@@ -34,6 +35,7 @@ bool partition_holds(const Program& program, const ProgramKey& key, const FlushL
   only.clear();
   for (uint32_t id : key.overlapping) only.push_back(key.bases[id]);
   HS_INTERNAL_ASSERT(!only.empty()) << "a program that is not overlap-free names no base";
+  if (checked) *checked = true;
   return check_partition(build_access_table(program, only), p.blocks).empty();
 }
 

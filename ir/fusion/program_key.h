@@ -41,7 +41,8 @@ void options_in_effect(const Program& program, const FuserOptions& options, Fuse
 // (key.overlap_free), or when every base's views moved together; else check_partition decides
 // on the accesses of key.overlapping's bases alone (every other written base's views are
 // identical or disjoint, as few constraints as a program of the key can have).
+// `checked` (when given) says whether check_partition ran.
 bool partition_holds(const Program& program, const ProgramKey& key, const FlushLayout& planned,
-                     const Partition& p);
+                     const Partition& p, bool* checked = nullptr);
 
 } // namespace hassium

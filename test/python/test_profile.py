@@ -18,7 +18,8 @@ from hassium import _hassium
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 COUNTERS = ["flushes", "instructions", "blocks", "partition_cost", "singleton_cost",
-            "bytes_moved", "merge_cache_hits", "merge_cache_misses", "plans_reused", "small_flushes",
+            "bytes_moved", "merge_cache_hits", "merge_cache_misses", "plans_reused", "plans_reshaped",
+            "plan_checks", "small_flushes",
             "kernels_compiled", "kernel_memory_hits", "kernel_disk_hits", "cache_files_rejected",
             "cache_write_errors", "pool_reuses",
             "pool_os_allocations", "peak_bytes", "fuse_seconds", "compile_seconds",

@@ -20,9 +20,10 @@ FlushPlanCache::Found FlushPlanCache::find(const Program& program, const Program
   auto it = lookup(key);
   if (it == entries_.end() || key.layout == FlushLayout{}) return {};
   Fit fit;
+  bool checked = false;
   if (it->layout == key.layout)
     fit = Fit::EXACT;
-  else if (!partition_holds(program, key, it->layout, it->plan->partition))
+  else if (!partition_holds(program, key, it->layout, it->plan->partition, &checked))
     return {};
   else if (MergeCache::same_geometry(it->layout, key.layout))
     fit = Fit::SHIFTED; // the entry keeps its layout: a later program moved alike needs no check
@@ -30,7 +31,7 @@ FlushPlanCache::Found FlushPlanCache::find(const Program& program, const Program
     fit = Fit::RESHAPED;
   if (fit == Fit::RESHAPED) it->layout = key.layout;
   entries_.splice(entries_.begin(), entries_, it);
-  return {it->plan.get(), fit};
+  return {it->plan.get(), fit, checked};
 }
 
 namespace {

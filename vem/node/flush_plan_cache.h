@@ -30,6 +30,7 @@ public:
   struct Found {
     FlushPlan* plan = nullptr;
     Fit fit = Fit::NONE;
+    bool checked = false; // its partition was checked against the program's overlaps
   };
 
   explicit FlushPlanCache(size_t capacity = 256, size_t instruction_capacity = size_t(1) << 19)

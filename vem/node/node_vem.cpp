@@ -64,8 +64,10 @@ void NodeVem::execute(const Program& program) {
     FlushPlanCache::Found found = plans_->find(program, key_);
     if ((plan = found.plan)) {
       ++plans_reused_;
+      plan_checks_ += found.checked;
       small_flushes_ += key_.small;
       prepare = found.fit == FlushPlanCache::Fit::RESHAPED;
+      plans_reshaped_ += prepare;
       if (prepare) engine_->reshape(*plan->engine);
     }
   }
@@ -175,6 +177,8 @@ void NodeVem::add_counters(ProfileCounters& c) const {
   c.partition_cost += partition_cost_;
   c.fuse_seconds += fuse_seconds_;
   c.plans_reused += plans_reused_;
+  c.plans_reshaped += plans_reshaped_;
+  c.plan_checks += plan_checks_;
   c.small_flushes += small_flushes_;
   if (cache_) {
     auto s = cache_->stats();

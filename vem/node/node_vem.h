@@ -104,6 +104,8 @@ private:
   int64_t blocks_ = 0;
   int64_t partition_cost_ = 0; // sum of Partition::cost over the flushes (the fuser's model)
   int64_t plans_reused_ = 0;   // flushes that ran a kept plan (a replay)
+  int64_t plans_reshaped_ = 0; // ... whose engine planned the blocks again (other extents)
+  int64_t plan_checks_ = 0;    // ... whose partition was checked (views moved apart)
   int64_t small_flushes_ = 0;  // partitioned by linear ([fuser] search_min_bytes)
   double fuse_seconds_ = 0;    // fusion and planning (the plan of the flush)
 };

@@ -9,6 +9,7 @@
 #include "ir/fusion/merge_cache.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
+#include "test/ir/fusion/cache_programs.h"
 #include "test/ir/fusion/random_programs.h"
 #include "vem/node/node_vem.h"
 
@@ -158,6 +159,28 @@ SYNC B
   CHECK_THROWS_AS(v.vem->execute(second), UserError);
   CHECK(v.counters().plans_reused == 0);
   CHECK(v.engine->replayed == 0);
+}
+
+TEST_CASE("flush plan: the profile counts replays planned again and replays checked",
+          "[vem][plan]") {
+  Vem v(true);
+  // B[0:4] = A * 2; C = B[s:s+4] + A with B's two views meeting: the plan made for s = 3 (they
+  // overlap: not fused) holds for s = 2 only after a check; an exact repeat needs none.
+  for (int64_t s : {3, 3, 2}) {
+    Program p = test::shifted_read(s);
+    v.vem->execute(p);
+  }
+  ProfileCounters c = v.counters();
+  CHECK(c.plans_reused == 2);
+  CHECK(c.plan_checks == 1);
+  CHECK(c.plans_reshaped == 0);
+  // The next pivot of a Gauss step: other extents, its blocks planned again.
+  Program first = test::gauss_step("a", 8, 1), next = test::gauss_step("b", 8, 2);
+  v.vem->execute(first);
+  v.vem->execute(next);
+  c = v.counters();
+  CHECK(c.plans_reused == 3);
+  CHECK(c.plans_reshaped == 1);
 }
 
 TEST_CASE("flush plan: bases in key order are MergeCache::write_key's", "[vem][plan]") {
