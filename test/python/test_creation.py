@@ -121,3 +121,22 @@ def test_copy_function_and_method():
 
 def test_negative_dimensions():
     same_error(lambda m: m.zeros((2, -1)))
+
+
+@pytest.mark.parametrize("key", [np.s_[0:4, 0:3], np.s_[-1:1:5j, 0:2:3j], np.s_[0:1:0.25, 2:5],
+                                 np.s_[0:3, 0:2, 1:4:2], np.s_[5:0:-1, 0:2], np.s_[0:0, 0:3],
+                                 np.s_[1:2.5:0.5, 0:3:1j], np.s_[0:5], np.s_[0:1:4j],
+                                 np.s_[:3, 1:4]], ids=repr)
+@pytest.mark.parametrize("name", ["mgrid", "ogrid"])
+def test_mgrid_ogrid(name, key):
+    """NumPy's grids as hassium arrays (NumPy's mgrid materialized its arrays in NumPy: a loop
+    over them, as mandelbrot2's `Xi[I]`, then mixed NumPy and hassium arrays), bit for bit."""
+    got, ref = getattr(hassium, name)[key], getattr(np, name)[key]
+    for g in got if isinstance(got, tuple) else (got,):
+        assert type(g) is hassium.ndarray
+    assert_same(got, ref, exact=True)
+
+
+def test_mgrid_errors_are_numpy_s():
+    same_error(lambda xp: xp.mgrid[0:None, 0:2])
+    same_error(lambda xp: xp.ogrid[0:2, 0:3:0])

@@ -47,8 +47,8 @@ from ._histograms import bincount, histogram
 from ._selection import argwhere, flatnonzero, nonzero
 from ._sorting import argsort, searchsorted, sort, unique
 from ._einsum import einsum
-from ._composed import (broadcast_arrays, cov, diff, isin, logspace, meshgrid, pad, put,
-                        put_along_axis, repeat, take, take_along_axis, tensordot, tile)
+from ._composed import (broadcast_arrays, cov, diff, isin, logspace, meshgrid, mgrid, ogrid, pad,
+                        put, put_along_axis, repeat, take, take_along_axis, tensordot, tile)
 from . import linalg, random  # noqa: E402
 
 

@@ -1,9 +1,10 @@
 """NumPy functions composed of recorded operations (views, copies, element-wise ops, gathers and
-scatters): diff, meshgrid, broadcast_arrays, logspace, tile, repeat, take, take_along_axis, put,
+scatters): diff, meshgrid, mgrid, ogrid, broadcast_arrays, logspace, tile, repeat, take, take_along_axis, put,
 put_along_axis, pad, isin, tensordot. Each follows NumPy's definition step by step, so values,
 dtypes and errors are NumPy's; arguments beyond what is written here run through NumPy."""
 
 import builtins
+import math
 import operator
 
 import numpy as _np
@@ -88,6 +89,68 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if copy:
         output = tuple(x.copy() for x in output)
     return tuple(output)
+
+
+class _Grid:
+    """numpy.mgrid (dense) and numpy.ogrid (sparse): NumPy's nd_grid arithmetic, step by step, on
+    hassium arrays, so a grid is recorded where it is used (NumPy's would be materialized and
+    copied in). A key other than a tuple of slices (one slice: a 1-D vector) is NumPy's grid,
+    its result taken in, errors included."""
+
+    def __init__(self, sparse):
+        self.sparse = sparse
+
+    def _numpy(self, key):
+        res = (_np.ogrid if self.sparse else _np.mgrid)[key]
+        return tuple(asarray(r) for r in res) if isinstance(res, tuple) else asarray(res)
+
+    def __getitem__(self, key):
+        if not isinstance(key, tuple) or not key or not all(isinstance(k, slice) for k in key):
+            return self._numpy(key)
+        size, num_list, steps = [], [0], []
+        try:
+            for k in key:
+                start = 0 if k.start is None else k.start
+                step = 1 if k.step is None else k.step
+                if isinstance(step, (_np.complexfloating, complex)):
+                    step = abs(step)
+                    size.append(int(step))
+                else:
+                    size.append(int(math.ceil((k.stop - start) / step)))
+                num_list += [start, k.stop, step]
+            typ = _np.result_type(*num_list)
+            for k in key:
+                start = 0 if k.start is None else k.start
+                step = 1 if k.step is None else k.step
+                if isinstance(step, (_np.complexfloating, complex)):
+                    step = int(abs(step))
+                    if step != 1:
+                        step = (k.stop - start) / float(step - 1)
+                steps.append((step, start))
+        except (IndexError, TypeError, ValueError, ZeroDivisionError, OverflowError):
+            return self._numpy(key)  # NumPy's error, or its answer where it has one
+        if typ.kind not in "iuf":
+            return self._numpy(key)
+        nd = len(size)
+        axes = [arange(n, dtype=typ) for n in size]
+        if self.sparse:
+            out = []
+            for k, (step, start) in enumerate(steps):
+                shape = [1] * nd
+                shape[k] = size[k]
+                out.append((axes[k] * step + start).reshape(shape))
+            return tuple(out)
+        nn = empty([nd] + size, dtype=typ)
+        for k, (step, start) in enumerate(steps):
+            shape = [1] * nd
+            shape[k] = size[k]
+            nn[k] = axes[k].reshape(shape)  # numpy.indices' k-th plane
+            nn[k] = nn[k] * step + start
+        return nn
+
+
+mgrid = _Grid(sparse=False)
+ogrid = _Grid(sparse=True)
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
