@@ -169,6 +169,28 @@ def test_fallback_function_warns_once_and_can_be_silenced():
         hassium._fallback.enabled[0] = True
 
 
+def test_r_and_c_run_through_numpy_as_fallbacks():
+    """numpy.r_ / numpy.c_ were NumPy's objects passed through: their results NumPy arrays, no
+    warning. Now a fallback like a function's: hassium arrays, one FallbackWarning per name."""
+    n = np.arange(3.0)
+    h = hassium.asarray(n) * 2
+    for name in ("r_", "c_"):
+        hassium._fallback._warned.discard(name)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        r = hassium.r_[h, [7.0, 8.0], 0:3]
+        c = hassium.c_[h, h + 1]
+        r2 = hassium.r_["0,2", [1, 2], [3, 4]]
+    fw = [str(x.message) for x in w if issubclass(x.category, hassium.FallbackWarning)]
+    assert len(fw) == 2 and "numpy.r_" in fw[0] and "numpy.c_" in fw[1]
+    for got in (r, c, r2):
+        assert type(got) is hassium.ndarray
+    assert_same(r, np.r_[n * 2, [7.0, 8.0], 0:3])
+    assert_same(c, np.c_[n * 2, n * 2 + 1])
+    assert_same(r2, np.r_["0,2", [1, 2], [3, 4]])
+    assert len(hassium.r_) == len(np.r_)
+
+
 def test_fallback_method_in_place():
     n = np.array([3.0, 1.0, 2.0, 0.5])
     h = hassium.array(n)

@@ -175,11 +175,31 @@ def wrap_value(value, qualname):
     short = qualname.rsplit(".", 1)[-1]
     if isinstance(value, types.ModuleType) and value.__name__.startswith("numpy"):
         return FallbackModule("hassium." + value.__name__.removeprefix("numpy."), value)
+    if short in ("r_", "c_"):  # AxisConcatenator instances: arrays by index syntax
+        return FallbackIndexer(value, short)
     if isinstance(value, type) or short in PASS_THROUGH or not callable(value):
         return value
     if isinstance(value, _np.ufunc):
         return FallbackUfunc(value)
     return wrap_function(value, qualname)
+
+
+class FallbackIndexer:
+    """numpy.r_ / numpy.c_ (concatenation by index syntax), run through NumPy like a function: the
+    key's hassium arrays converted, the result a hassium array, one FallbackWarning per name.
+    (They were NumPy's objects passed through, returning NumPy arrays without a word.)"""
+
+    def __init__(self, obj, name):
+        self._obj, self._name = obj, name
+
+    def __getitem__(self, key):
+        return run(self._obj.__getitem__, self._name, (key,), {})
+
+    def __len__(self):
+        return len(self._obj)
+
+    def __repr__(self):
+        return f"<hassium fallback of numpy.{self._name}>"
 
 
 class FallbackUfunc:
