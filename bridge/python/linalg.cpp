@@ -92,22 +92,43 @@ PyMethodDef g_defs[4] = {
 } // namespace
 
 namespace {
-// `x @ y` and `np.dot(x, y)` of two ready float64 vectors of two or more elements with positive
-// strides, as NumPy computes them (DOUBLE_dot: 0.0 + cblas_ddot of its own OpenBLAS, both
-// strides as they are), without NumPy's dispatch and two borrowed arrays: an element loop's
-// `A[i, j] -= A[i, :j] @ A[:j, j]` (lu, cholesky) spends most of its time there. Nullopt when
-// NumPy's OpenBLAS is not in the process, and for a result that is not finite (NumPy's call then
-// gives its overflow/invalid warning).
-std::optional<py::object> ready_ddot(const View& x, const View& y) {
+// `x @ y` and `np.dot(x, y)` of two ready float64 vectors of two or more elements as NumPy
+// computes them, without NumPy's dispatch and two borrowed arrays: an element loop's
+// `A[i, j] -= A[i, :j] @ A[:j, j]` (lu, cholesky) and durbin's `np.dot(np.flip(r[:k]), y[:k])`
+// spend most of their time there. Both reach DOUBLE_dot: with both strides positive, 0.0 +
+// cblas_ddot of NumPy's own OpenBLAS, strides as they are; else its plain loop, in order, a
+// product then a sum per element (ISO C++: no contraction into FMA). matmul passes the strides
+// as they are; np.dot (cblas_matrixproduct) first copies an operand with a negative or zero
+// stride into a contiguous array, so BLAS takes both. Nullopt when NumPy's OpenBLAS is not in
+// the process, and for a result that is not finite (NumPy's call then gives its overflow or
+// invalid warning).
+std::optional<py::object> ready_ddot(const View& x, const View& y, bool copy_bad_strides) {
   if (x.dtype() != DType::FLOAT64 || y.dtype() != DType::FLOAT64) return std::nullopt;
   const int64_t n = x.shape[0];
-  if (n < 2 || x.stride[0] <= 0 || y.stride[0] <= 0) return std::nullopt;
-  static const cpu::Blas::Ddot ddot = cpu::blas(cpu::BlasChoice::AUTO).ddot;
-  if (!ddot) return std::nullopt;
+  if (n < 2) return std::nullopt;
   const double* px = static_cast<const double*>(x.base->data) + x.offset;
   const double* py = static_cast<const double*>(y.base->data) + y.offset;
+  int64_t sx = x.stride[0], sy = y.stride[0];
+  thread_local std::vector<double> copy_x, copy_y;
+  auto contiguous = [n](const double*& p, int64_t& stride, std::vector<double>& copy) {
+    if (stride > 0) return;
+    copy.resize(size_t(n));
+    for (int64_t i = 0; i < n; ++i) copy[size_t(i)] = p[i * stride];
+    p = copy.data();
+    stride = 1;
+  };
+  if (copy_bad_strides) {
+    contiguous(px, sx, copy_x);
+    contiguous(py, sy, copy_y);
+  }
   double sum = 0.0;
-  sum += ddot(n, px, x.stride[0], py, y.stride[0]);
+  if (sx > 0 && sy > 0) {
+    static const cpu::Blas::Ddot ddot = cpu::blas(cpu::BlasChoice::AUTO).ddot;
+    if (!ddot) return std::nullopt;
+    sum += ddot(n, px, sx, py, sy);
+  } else {
+    for (int64_t i = 0; i < n; ++i) sum += px[i * sx] * py[i * sy];
+  }
   if (!std::isfinite(sum)) return std::nullopt;
   return numpy_scalar(&sum, DType::FLOAT64);
 }
@@ -144,7 +165,7 @@ std::optional<py::object> product(Product kind, py::handle ha, py::handle hb) {
     ready = true;
   }
   if (ready && (kind == Product::matmul || kind == Product::dot))
-    if (auto r = ready_ddot(a.view, b.view)) return r;
+    if (auto r = ready_ddot(a.view, b.view, kind == Product::dot)) return r;
   if (ready) {
     static PyObject* fns[4] = {};
     PyObject*& f = fns[size_t(kind)];

@@ -128,11 +128,11 @@ def test_scalar_products_of_ready_arrays_are_numpy_s_at_once(name, ta, tb):
 
 @pytest.mark.parametrize("name", ["@", "matmul", "dot"])
 def test_ready_float64_dots_are_numpy_s_bits(name):
-    """The float64 vectors of a loop's dots, computed with NumPy's own BLAS dot without NumPy's
-    dispatch (two or more elements, positive strides): NumPy's float64 scalar, to the bit, for
-    lengths, strides, offsets and signs of every kind (signed zeros too); reversed,
-    broadcast and one-element operands, and sums that overflow (NumPy's warning), go to NumPy's
-    call and are NumPy's too."""
+    """The float64 vectors of a loop's dots, computed as NumPy does without NumPy's dispatch
+    (DOUBLE_dot: positive strides, NumPy's own BLAS dot; a reversed operand, its plain loop for
+    matmul, BLAS on a contiguous copy for np.dot): NumPy's float64 scalar, to the bit, for
+    lengths, strides, offsets and signs of every kind (signed zeros too); one-element operands
+    and sums that overflow (NumPy's warning) go to NumPy's call and are NumPy's too."""
     rng = np.random.default_rng(11)
     base_np = rng.standard_normal(1200) * np.exp(rng.uniform(-30, 30, 1200))
     base_np[:40] = -0.0
@@ -151,11 +151,11 @@ def test_ready_float64_dots_are_numpy_s_bits(name):
         sa, sb = (int(s) for s in rng.choice([1, 2, 3, 7, -1, -2], 2))
         oa, ob = (int(o) for o in rng.integers(0, 1200 - 7 * n, 2))
         keys.append((strided(oa, sa, n), strided(ob, sb, n)))
+    pairs = []
     for ka, kb in keys:
-        xa, xb = base_np[ka], base_np[kb]
-        m = min(len(xa), len(xb))
-        xa, xb = xa[:m], xb[:m]
-        ha, hb = base[ka][:m], base[kb][:m]
+        m = min(len(base_np[ka]), len(base_np[kb]))
+        pairs.append(((base_np[ka][:m], base_np[kb][:m]), (base[ka][:m], base[kb][:m])))
+    for (xa, xb), (ha, hb) in pairs:
         expected = g(xa, xb)
         r = f(ha, hb)
         assert type(r) is type(expected)
