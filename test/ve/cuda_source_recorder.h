@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -49,8 +50,12 @@ public:
     std::memcpy(dst, reinterpret_cast<const char*>(src.handle) + offset, bytes);
   }
 
+  // Called from several threads at once (GpuDevice::compile's contract): the set under a lock.
   std::unique_ptr<gpu::DeviceProgram> compile(const std::string& source) override {
-    sources_.insert(source);
+    {
+      std::lock_guard lock(mutex_);
+      sources_.insert(source);
+    }
     return std::make_unique<Program>(source);
   }
   std::unique_ptr<gpu::DeviceProgram> load(const std::vector<char>&) override { return nullptr; }
@@ -72,6 +77,7 @@ private:
   };
 
   std::set<std::string>& sources_;
+  std::mutex mutex_;
   gpu::DeviceInfo info_;
   gpu::Dialect dialect_;
 };

@@ -93,7 +93,8 @@ public:
   // Compiles `source` (the dialect's language: CUDA C++ for NVRTC with --fmad=false, OpenCL C
   // with -cl-fp32-correctly-rounded-divide-sqrt and no fast-math: the generated code relies on
   // IEEE rounding of + - * / sqrt and no contraction into fused multiply-adds). UserError with the
-  // compiler's log when it does not compile.
+  // compiler's log when it does not compile. Called from several threads at once
+  // (ProgramCache::get_all compiles a flush's new programs in parallel): thread-safe.
   virtual std::unique_ptr<DeviceProgram> compile(const std::string& source) = 0;
   // A program from binary() of an earlier compile with the same info().versions and arch; null
   // when the binary is not usable (the caller compiles from source).
