@@ -303,13 +303,15 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
         const int next = int(view_count);
         const bool tracked = system || written_base[base_id];
         const int id = tracked ? tracked_view_id(base_id, *v, next) : next;
-        if (id == next) ++view_count;
+        if (id == next) {
+          ++view_count;
+          spanned.push_back(0); // view numbers are dense, in first appearance
+        }
         k.put<uint32_t>(uint32_t(id));
         if (overlap_free) {
           if (fresh) stride_gcd.push_back(0);
           // The compute instructions' views only: a FREE or SYNC accesses no element (a FREE
           // names the whole base, 1-D, beside a temporary's 2-D view: no overlap to check).
-          if (size_t(id) >= spanned.size()) spanned.resize(size_t(id) + 1, 0);
           if (!system && !spanned[size_t(id)] && v->size() > 0 && written_base[base_id]) {
             spanned[size_t(id)] = 1;
             spans.push_back({base_id, v->min_index(), v->max_index(), v->offset, v});

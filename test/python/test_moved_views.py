@@ -89,6 +89,19 @@ def test_reshaped_replays_alternate_with_exact_ones():
         np.testing.assert_array_equal(np.asarray(h), ref)
 
 
+def replayed(run):
+    """Runs `run` (a loop recording many flushes) and flushes: at least 10 flushes, and every one
+    after the first few replayed a kept plan. The profile's differences over it."""
+    before = hassium.profile()
+    run()
+    hassium.flush()
+    after = hassium.profile()
+    counts = {k: after[k] - before[k] for k in ("flushes", "plans_reused", "plan_checks")}
+    assert counts["flushes"] >= 10
+    assert counts["plans_reused"] >= counts["flushes"] - 4
+    return counts
+
+
 def test_reads_that_coincide_differently_replay_the_plan():
     """Rows picked by data (`G[idx[t]]`, as NPBench's scattering_self_energies does): within one
     flush the same row is read twice or not, differently from flush to flush. Which reads
@@ -101,17 +114,15 @@ def test_reads_that_coincide_differently_replay_the_plan():
     out_ref = np.zeros((8, 4))
     out = hassium.zeros((8, 4))
     hg, hv = hassium.asarray(g), hassium.asarray(v)
-    before = hassium.profile()
-    for t in range(len(idx)):
-        a, b = int(idx[t]), int(idx[(t * 7) % len(idx)])
-        for xp, o, gg, vv in ((np, out_ref, g, v), (hassium, out, hg, hv)):
-            o[t % 8] += (gg[a] @ vv[b]) * vv[a] + vv[b] * vv[b]
-    hassium.flush()
-    after = hassium.profile()
+
+    def run():
+        for t in range(len(idx)):
+            a, b = int(idx[t]), int(idx[(t * 7) % len(idx)])
+            for o, gg, vv in ((out_ref, g, v), (out, hg, hv)):
+                o[t % 8] += (gg[a] @ vv[b]) * vv[a] + vv[b] * vv[b]
+
+    replayed(run)
     np.testing.assert_allclose(np.asarray(out), out_ref, rtol=1e-12)
-    flushes = after["flushes"] - before["flushes"]
-    assert flushes >= 10
-    assert after["plans_reused"] - before["plans_reused"] >= flushes - 4
 
 
 def test_matrix_temporaries_replay_without_checks():
@@ -125,15 +136,13 @@ def test_matrix_temporaries_replay_without_checks():
     out_ref = np.zeros((8, 4, 4))
     out = hassium.zeros((8, 4, 4))
     hg = hassium.asarray(g)
-    before = hassium.profile()
-    for t in range(len(idx)):
-        a, b = int(idx[t]), int(idx[(t * 5) % len(idx)])
-        for o, gg in ((out_ref, g), (out, hg)):
-            o[t % 8] += (gg[a] @ gg[b]) * 0.5
-    hassium.flush()
-    after = hassium.profile()
+
+    def run():
+        for t in range(len(idx)):
+            a, b = int(idx[t]), int(idx[(t * 5) % len(idx)])
+            for o, gg in ((out_ref, g), (out, hg)):
+                o[t % 8] += (gg[a] @ gg[b]) * 0.5
+
+    counts = replayed(run)
     np.testing.assert_allclose(np.asarray(out), out_ref, rtol=1e-12)
-    flushes = after["flushes"] - before["flushes"]
-    assert flushes >= 10
-    assert after["plans_reused"] - before["plans_reused"] >= flushes - 4
-    assert after["plan_checks"] - before["plan_checks"] == 0
+    assert counts["plan_checks"] == 0

@@ -107,26 +107,23 @@ class _Grid:
     def __getitem__(self, key):
         if not isinstance(key, tuple) or not key or not all(isinstance(k, slice) for k in key):
             return self._numpy(key)
-        size, num_list, steps = [], [0], []
+        size, num_list, steps = [], [0], []  # steps: (step, start) per axis
         try:
             for k in key:
                 start = 0 if k.start is None else k.start
                 step = 1 if k.step is None else k.step
-                if isinstance(step, (_np.complexfloating, complex)):
-                    step = abs(step)
-                    size.append(int(step))
+                if isinstance(step, (_np.complexfloating, complex)):  # a number of points
+                    num_list += [start, k.stop, abs(step)]
+                    size.append(int(abs(step)))
+                    if size[-1] != 1:
+                        step = (k.stop - start) / float(size[-1] - 1)
+                    else:
+                        step = 1
                 else:
+                    num_list += [start, k.stop, step]
                     size.append(int(math.ceil((k.stop - start) / step)))
-                num_list += [start, k.stop, step]
-            typ = _np.result_type(*num_list)
-            for k in key:
-                start = 0 if k.start is None else k.start
-                step = 1 if k.step is None else k.step
-                if isinstance(step, (_np.complexfloating, complex)):
-                    step = int(abs(step))
-                    if step != 1:
-                        step = (k.stop - start) / float(step - 1)
                 steps.append((step, start))
+            typ = _np.result_type(*num_list)
         except (IndexError, TypeError, ValueError, ZeroDivisionError, OverflowError):
             return self._numpy(key)  # NumPy's error, or its answer where it has one
         if typ.kind not in "iuf":
