@@ -37,6 +37,7 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   X(cache_write_errors, int64_t, "disk cache writes failed")                                       \
   X(pool_reuses, int64_t, "memory pool reuses")                                                    \
   X(pool_os_allocations, int64_t, "memory pool OS allocations")                                    \
+  X(pool_cuts, int64_t, "memory pool blocks cut to a smaller request")                             \
   X(peak_bytes, int64_t, "peak bytes allocated")                                                   \
   X(device_copies_in, int64_t, "copies host -> device")                                            \
   X(device_bytes_in, int64_t, "bytes host -> device")                                              \

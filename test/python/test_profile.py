@@ -22,7 +22,7 @@ COUNTERS = ["flushes", "instructions", "blocks", "partition_cost", "singleton_co
             "plan_checks", "small_flushes",
             "kernels_compiled", "kernel_memory_hits", "kernel_disk_hits", "cache_files_rejected",
             "cache_write_errors", "pool_reuses",
-            "pool_os_allocations", "peak_bytes", "fuse_seconds", "compile_seconds",
+            "pool_os_allocations", "pool_cuts", "peak_bytes", "fuse_seconds", "compile_seconds",
             "execute_seconds", "flush_seconds"]
 
 

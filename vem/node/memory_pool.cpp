@@ -1,4 +1,4 @@
-// MemoryPool: size classes, nearby-class reuse, free lists bounded by the peak in use and a cap.
+// MemoryPool: size classes, near and wide reuse, cut blocks, free lists bounded by peak and cap.
 #include "vem/node/memory_pool.h"
 
 #include <algorithm>
@@ -73,10 +73,10 @@ void MemoryPool::os_free(void* p, size_t size) noexcept {
   ++stats_.os_frees;
 }
 
-void* MemoryPool::take_cached(size_t cls) {
+void* MemoryPool::take_cached(size_t cls, int classes) {
   auto it = free_lists_.lower_bound(cls);
   size_t limit = cls;
-  for (int k = 0; k < options_.reuse_classes; ++k) limit = size_class(limit + 1);
+  for (int k = 0; k < classes; ++k) limit = size_class(limit + 1);
   if (it == free_lists_.end() || it->first > limit) return nullptr;
   // The list is never empty: empty lists are erased.
   Cached c = it->second.back();
@@ -88,6 +88,27 @@ void* MemoryPool::take_cached(size_t cls) {
   ++stats_.reuses;
   in_use_.emplace(c.p, got);
   stats_.bytes_in_use += got;
+  return c.p;
+}
+
+void* MemoryPool::take_cut(size_t cls) {
+  if (cls < options_.mmap_threshold) return nullptr; // (a heap block is not cut)
+  auto it = free_lists_.upper_bound(cls); // the smallest larger class: the least to unmap
+  if (it == free_lists_.end()) return nullptr;
+  Cached c = it->second.back();
+  it->second.pop_back();
+  const size_t had = it->first;
+  if (it->second.empty()) free_lists_.erase(it);
+  by_age_.erase(c.seq);
+  stats_.bytes_cached -= had;
+  // Both classes are at or above the threshold, so the block is a mapping: its tail's pages
+  // go back to the OS, and os_free() later unmaps the head by the new class's length.
+  const size_t keep = round_up(cls, kPage), mapped = round_up(had, kPage);
+  if (mapped > keep) munmap(static_cast<char*>(c.p) + keep, mapped - keep);
+  ++stats_.reuses;
+  ++stats_.cuts;
+  in_use_.emplace(c.p, cls);
+  stats_.bytes_in_use += cls;
   return c.p;
 }
 
@@ -107,13 +128,19 @@ void* MemoryPool::allocate(size_t bytes) {
   size_t cls = size_class(bytes);
   std::lock_guard lock(mutex_);
   ++stats_.allocations;
-  void* p = options_.enabled ? take_cached(cls) : nullptr;
+  void* p = nullptr;
+  const size_t bound = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use + cls);
+  const bool over = options_.bound_by_peak &&
+                    stats_.bytes_in_use + stats_.bytes_cached + cls > bound; // a fresh block
+  if (options_.enabled) {
+    p = take_cached(cls, options_.reuse_classes);
+    if (!p) p = take_cached(cls, std::max(options_.reuse_classes, options_.wide_reuse_classes));
+    if (!p && over) p = take_cut(cls); // rather than cached blocks evicted for a fresh one
+  }
   if (!p) {
-    if (options_.bound_by_peak) {
-      size_t bound = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use + cls);
+    if (over)
       while (!by_age_.empty() && stats_.bytes_in_use + stats_.bytes_cached + cls > bound)
         evict_oldest();
-    }
     try {
       p = os_allocate(cls, bytes);
     } catch (const OutOfMemory&) {

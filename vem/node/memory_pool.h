@@ -18,13 +18,19 @@ namespace hassium {
 // (n rounded up to a multiple of 2^k / 4 where 2^k <= n < 2^(k+1)), so a class wastes at most
 // 25%. A request is served by the most recently freed cached block of the smallest cached
 // class among its own class and the `reuse_classes` classes above it (a temporary that shrinks
-// a little every iteration, A[k:, k:], keeps reusing the block of its first size).
+// a little every iteration, A[k:, k:], keeps reusing the block of its first size); failing
+// that, among the `wide_reuse_classes` classes above it (at most 8x its size by default: an
+// array compressed smaller every iteration, mandelbrot's Z = Z[I], lands in the blocks its
+// larger predecessors left instead of in fresh memory: no page faults, and in use + cached
+// stays what it was, so the pool's footprint does not grow by it).
 //
 // Bounded by need: the pool never holds more bytes (in use + cached) than the peak of the
 // bytes in use. When a request has to go to the OS and in use + cached + the new block would
-// exceed that peak (counting the new block), cached blocks go back to the OS first, least
-// recently freed first. So the pool's footprint is the program's peak live memory, not the
-// sum of every size it ever freed. Independently, at most `cap_bytes` stay cached.
+// exceed that peak (counting the new block), a larger cached mapped block is cut down to the
+// request in place (its head's pages are already faulted in; its tail goes back to the OS);
+// without one, cached blocks go back to the OS first, least recently freed first. So the
+// pool's footprint is the program's peak live memory, not the sum of every size it ever freed.
+// Independently, at most `cap_bytes` stay cached.
 //
 // OS memory: blocks of `mmap_threshold` bytes or more are mapped directly (munmap gives them
 // back at once; glibc would keep them in its heap once its dynamic mmap threshold has grown);
@@ -34,11 +40,12 @@ namespace hassium {
 // class's slack and the last partial 2 MiB stay small pages, so untouched bytes are never
 // resident. Thread-safe.
 struct MemoryPoolOptions {
-  bool enabled = true;                          // false: every release goes back to the OS
-  size_t cap_bytes = size_t(4) << 30;           // most bytes kept in free lists
-  int reuse_classes = 2;                        // how many classes larger a reused block may be
-  bool bound_by_peak = true;                    // in use + cached <= peak in use (see above)
-  bool huge_pages = true;                       // madvise(MADV_HUGEPAGE) for big blocks
+  bool enabled = true;                // false: every release goes back to the OS
+  size_t cap_bytes = size_t(4) << 30; // most bytes kept in free lists
+  int reuse_classes = 2;              // how many classes larger a reused block may be
+  int wide_reuse_classes = 12; // ... when none of those is cached (else: fresh memory or a cut)
+  bool bound_by_peak = true;  // in use + cached <= peak in use (see above)
+  bool huge_pages = true;     // madvise(MADV_HUGEPAGE) for big blocks
   size_t huge_page_threshold = size_t(4) << 20; // bytes
   size_t mmap_threshold = size_t(256) << 10;    // bytes; blocks this big are mapped directly
 };
@@ -48,6 +55,7 @@ struct MemoryPoolStats {
   int64_t reuses = 0;      // allocations served from a free list
   int64_t os_allocations = 0;
   int64_t os_frees = 0;    // blocks given back to the OS (pool off, cap, bound, trim)
+  int64_t cuts = 0;        // reuses of a larger mapped block cut down in place
   size_t bytes_in_use = 0; // handed out and not yet released (class sizes of the blocks)
   size_t bytes_cached = 0; // held in free lists
   size_t peak_bytes_in_use = 0;
@@ -79,8 +87,10 @@ private:
     uint64_t seq; // order of release: the key of `by_age_`
     void* p;
   };
-  void* take_cached(size_t cls); // a cached block for class `cls`, or null; updates stats
-  void evict_oldest();           // the least recently freed cached block back to the OS
+  // A cached block of class `cls` up to `classes` classes larger, or null; updates stats.
+  void* take_cached(size_t cls, int classes);
+  void* take_cut(size_t cls); // a larger cached mapped block cut down to `cls`, or null
+  void evict_oldest();        // the least recently freed cached block back to the OS
   // `size` bytes (a class size) for a request of `used` bytes (huge pages cover only whole
   // 2 MiB pages of `used`).
   void* os_allocate(size_t size, size_t used);

@@ -211,6 +211,7 @@ void NodeVem::add_counters(ProfileCounters& c) const {
   MemoryPoolStats m = pool_->stats();
   c.pool_reuses += m.reuses;
   c.pool_os_allocations += m.os_allocations;
+  c.pool_cuts += m.cuts;
   c.peak_bytes = std::max(c.peak_bytes, int64_t(m.peak_bytes_in_use));
   if (profiler_) profiler_->add_counters(c);
 }

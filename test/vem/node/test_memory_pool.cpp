@@ -1,4 +1,4 @@
-// Tests for vem/node/memory_pool: size classes, alignment, reuse, the peak bound and the cap.
+// Tests for vem/node/memory_pool: size classes, alignment, reuse, cuts, the peak bound and the cap.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -13,6 +13,21 @@
 #include "vem/node/memory_pool.h"
 
 using namespace hassium;
+
+namespace {
+// Resident KiB of exactly [p, p + len) (mincore, page by page: smaps would count whole
+// mappings, and the kernel merges the pool's mapping with adjacent anonymous ones).
+long resident_kb_of(const void* p, size_t len) {
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  auto lo = reinterpret_cast<uintptr_t>(p) / page * page;
+  size_t pages = (reinterpret_cast<uintptr_t>(p) + len - lo + page - 1) / page;
+  std::vector<unsigned char> in(pages);
+  if (mincore(reinterpret_cast<void*>(lo), pages * page, in.data()) != 0) return -1;
+  long kb = 0;
+  for (unsigned char c : in) kb += (c & 1) ? long(page / 1024) : 0;
+  return kb;
+}
+} // namespace
 
 TEST_CASE("size classes round up by at most 25% and stay multiples of 64") {
   CHECK(MemoryPool::size_class(0) == 64);
@@ -122,8 +137,9 @@ TEST_CASE("big blocks are aligned to 2 MiB for huge pages, mapped or from the he
 
 TEST_CASE("a request takes a cached block up to reuse_classes classes larger") {
   MemoryPoolOptions o;
-  o.bound_by_peak = false; // reuse alone (the bound would evict `big` for `b` below)
-  MemoryPool pool(o);      // reuse_classes = 2: 1024 may take 1280 or 1536, not 1792
+  o.bound_by_peak = false;  // reuse alone (the bound would evict `big` for `b` below)
+  o.wide_reuse_classes = 0; // near classes only
+  MemoryPool pool(o);       // reuse_classes = 2: 1024 may take 1280 or 1536, not 1792
   void* big = pool.allocate(1792);
   void* mid = pool.allocate(1500); // class 1536
   pool.release(big);
@@ -143,6 +159,79 @@ TEST_CASE("a request takes a cached block up to reuse_classes classes larger") {
   pool.release(c);
   CHECK(pool.stats().bytes_in_use == 0);
   CHECK(pool.stats().bytes_cached == 1536 + 1024 + 1792);
+}
+
+TEST_CASE("a request no near class serves takes a cached block up to 8x its size") {
+  MemoryPoolOptions o;
+  o.bound_by_peak = false;
+  MemoryPool pool(o); // reuse_classes 2, wide_reuse_classes 12 (three powers of two)
+  void* big = pool.allocate(8192);
+  void* mid = pool.allocate(1500); // class 1536
+  pool.release(big);
+  pool.release(mid);
+  void* a = pool.allocate(1000); // class 1024: a near class first (1536), not the older 8192
+  CHECK(a == mid);
+  void* b = pool.allocate(1000); // no near class: 8192, eight times 1024, rather than fresh memory
+  CHECK(b == big);
+  CHECK(pool.stats().bytes_in_use == 1536 + 8192);
+  CHECK(pool.stats().os_allocations == 2);
+  pool.release(a);
+  pool.release(b);
+  REQUIRE(MemoryPool::size_class(700) == 768);
+  void* c = pool.allocate(700); // the smallest cached class in the wide window: 1536
+  CHECK(c == mid);
+  void* d = pool.allocate(700); // 8192 is more than 12 classes (6144) above 768: fresh
+  CHECK(d != big);
+  CHECK(pool.stats().os_allocations == 3);
+  pool.release(c);
+  pool.release(d);
+}
+
+TEST_CASE("a fresh block past the peak bound is cut from a larger cached mapped block") {
+  MemoryPoolOptions o;
+  o.huge_pages = false;
+  MemoryPool pool(o);
+  const size_t big = size_t(16) << 20, small = size_t(1) << 20; // 16x apart: no reuse window
+  void* a = pool.allocate(big);
+  std::memset(a, 3, big);
+  pool.release(a); // peak 16 MiB, all cached
+  // A fresh 1 MiB block would hold 17 MiB against a 16 MiB peak: the cached block's first
+  // MiB serves it (its pages already faulted in), the other 15 go back to the OS.
+  void* b = pool.allocate(small);
+  CHECK(b == a);
+  auto s = pool.stats();
+  CHECK(s.cuts == 1);
+  CHECK(s.os_allocations == 1);
+  CHECK(s.bytes_in_use == small);
+  CHECK(s.bytes_cached == 0);
+  CHECK(static_cast<unsigned char*>(b)[small - 1] == 3); // the same memory, still mapped
+  // The tail is unmapped: mincore fails on it (ENOMEM: no mapping there).
+  CHECK(resident_kb_of(static_cast<char*>(a) + small, big - small) == -1);
+  std::memset(b, 4, small);
+  pool.release(b);
+  CHECK(pool.stats().bytes_cached == small);
+  // The cut block is a block of its new class: reused as such, unmapped by its new length.
+  void* c = pool.allocate(small - 4096);
+  CHECK(c == a);
+  pool.release(c);
+  pool.trim();
+  CHECK(pool.stats().os_frees == 1);
+  CHECK(pool.stats().bytes_cached == 0);
+
+  // Under the bound, no cut: the fresh block fits next to the cached one.
+  MemoryPool roomy(o);
+  void* x = roomy.allocate(big);
+  void* y = roomy.allocate(big);
+  roomy.release(x);
+  void* z = roomy.allocate(small); // in use 16 + cached 16 + 1 > peak 32: cut x
+  CHECK(z == x);
+  roomy.release(y);
+  void* w = roomy.allocate(small); // in use 1 + cached 16 + 1 <= 32: a fresh block, y kept
+  CHECK(w != y);
+  CHECK(roomy.stats().cuts == 1);
+  CHECK(roomy.stats().bytes_cached == big);
+  roomy.release(z);
+  roomy.release(w);
 }
 
 TEST_CASE("in use + cached never exceeds the peak in use: stale classes go back to the OS") {
@@ -206,21 +295,6 @@ TEST_CASE("mapped blocks are aligned, writable and go back to the OS at trim") {
   CHECK(s.os_frees == 2);
   CHECK(s.bytes_cached == 0);
 }
-
-namespace {
-// Resident KiB of exactly [p, p + len) (mincore, page by page: smaps would count whole
-// mappings, and the kernel merges the pool's mapping with adjacent anonymous ones).
-long resident_kb_of(const void* p, size_t len) {
-  const size_t page = size_t(sysconf(_SC_PAGESIZE));
-  auto lo = reinterpret_cast<uintptr_t>(p) / page * page;
-  size_t pages = (reinterpret_cast<uintptr_t>(p) + len - lo + page - 1) / page;
-  std::vector<unsigned char> in(pages);
-  if (mincore(reinterpret_cast<void*>(lo), pages * page, in.data()) != 0) return -1;
-  long kb = 0;
-  for (unsigned char c : in) kb += (c & 1) ? long(page / 1024) : 0;
-  return kb;
-}
-} // namespace
 
 TEST_CASE("huge pages cover only whole 2 MiB pages of the request: untouched slack stays out") {
   MemoryPoolOptions o;
