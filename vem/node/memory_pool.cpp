@@ -1,4 +1,4 @@
-// MemoryPool: size classes, near and wide reuse, cut blocks, free lists bounded by peak and cap.
+// MemoryPool: size classes, near and wide reuse, cut blocks, arenas bounded by their peaks.
 #include "vem/node/memory_pool.h"
 
 #include <algorithm>
@@ -73,6 +73,19 @@ void MemoryPool::os_free(void* p, size_t size) noexcept {
   ++stats_.os_frees;
 }
 
+void MemoryPool::took(size_t cls, bool cached) {
+  Arena& a = arena_of(cls);
+  if (cached) {
+    a.cached -= cls;
+    stats_.bytes_cached -= cls;
+    ++stats_.reuses;
+  }
+  a.in_use += cls;
+  a.peak = std::max(a.peak, a.in_use);
+  stats_.bytes_in_use += cls;
+  stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
+}
+
 void* MemoryPool::take_cached(size_t cls, int classes) {
   auto it = free_lists_.lower_bound(cls);
   size_t limit = cls;
@@ -83,11 +96,9 @@ void* MemoryPool::take_cached(size_t cls, int classes) {
   it->second.pop_back();
   size_t got = it->first;
   if (it->second.empty()) free_lists_.erase(it);
-  by_age_.erase(c.seq);
-  stats_.bytes_cached -= got;
-  ++stats_.reuses;
+  arena_of(got).by_age.erase(c.seq);
+  took(got, true);
   in_use_.emplace(c.p, got);
-  stats_.bytes_in_use += got;
   return c.p;
 }
 
@@ -99,59 +110,68 @@ void* MemoryPool::take_cut(size_t cls) {
   it->second.pop_back();
   const size_t had = it->first;
   if (it->second.empty()) free_lists_.erase(it);
-  by_age_.erase(c.seq);
+  Arena& mapped = arena_of(had);
+  mapped.by_age.erase(c.seq);
+  mapped.cached -= had;
   stats_.bytes_cached -= had;
   // Both classes are at or above the threshold, so the block is a mapping: its tail's pages
   // go back to the OS, and os_free() later unmaps the head by the new class's length.
-  const size_t keep = round_up(cls, kPage), mapped = round_up(had, kPage);
-  if (mapped > keep) munmap(static_cast<char*>(c.p) + keep, mapped - keep);
-  ++stats_.reuses;
+  const size_t keep = round_up(cls, kPage), len = round_up(had, kPage);
+  if (len > keep) munmap(static_cast<char*>(c.p) + keep, len - keep);
   ++stats_.cuts;
+  ++stats_.reuses;
+  took(cls, false);
   in_use_.emplace(c.p, cls);
-  stats_.bytes_in_use += cls;
   return c.p;
 }
 
-void MemoryPool::evict_oldest() {
-  auto age = by_age_.begin();
+void MemoryPool::evict_oldest(Arena& a) {
+  auto age = a.by_age.begin();
   auto it = free_lists_.find(age->second);
   HS_INTERNAL_ASSERT(it != free_lists_.end() && it->second.front().seq == age->first)
       << "memory pool free lists out of order";
   os_free(it->second.front().p, it->first);
+  a.cached -= it->first;
   stats_.bytes_cached -= it->first;
   it->second.pop_front();
   if (it->second.empty()) free_lists_.erase(it);
-  by_age_.erase(age);
+  a.by_age.erase(age);
+}
+
+void MemoryPool::evict_oldest() {
+  Arena &heap = arenas_[0], &mapped = arenas_[1];
+  if (mapped.by_age.empty() ||
+      (!heap.by_age.empty() && heap.by_age.begin()->first < mapped.by_age.begin()->first))
+    evict_oldest(heap);
+  else
+    evict_oldest(mapped);
 }
 
 void* MemoryPool::allocate(size_t bytes) {
   size_t cls = size_class(bytes);
   std::lock_guard lock(mutex_);
   ++stats_.allocations;
+  Arena& a = arena_of(cls);
+  const size_t bound = std::max(a.peak, a.in_use + cls);
+  const bool over = options_.bound_by_peak && a.in_use + a.cached + cls > bound; // a fresh one
   void* p = nullptr;
-  const size_t bound = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use + cls);
-  const bool over = options_.bound_by_peak &&
-                    stats_.bytes_in_use + stats_.bytes_cached + cls > bound; // a fresh block
   if (options_.enabled) {
     p = take_cached(cls, options_.reuse_classes);
     if (!p) p = take_cached(cls, std::max(options_.reuse_classes, options_.wide_reuse_classes));
     if (!p && over) p = take_cut(cls); // rather than cached blocks evicted for a fresh one
   }
-  if (!p) {
-    if (over)
-      while (!by_age_.empty() && stats_.bytes_in_use + stats_.bytes_cached + cls > bound)
-        evict_oldest();
-    try {
-      p = os_allocate(cls, bytes);
-    } catch (const OutOfMemory&) {
-      // What the pool keeps for reuse goes back to the OS, then one more try.
-      while (!by_age_.empty()) evict_oldest();
-      p = os_allocate(cls, bytes);
-    }
-    in_use_.emplace(p, cls);
-    stats_.bytes_in_use += cls;
+  if (p) return p;
+  if (over)
+    while (!a.by_age.empty() && a.in_use + a.cached + cls > bound) evict_oldest(a);
+  try {
+    p = os_allocate(cls, bytes);
+  } catch (const OutOfMemory&) {
+    // What the pool keeps for reuse goes back to the OS, then one more try.
+    while (!arenas_[0].by_age.empty() || !arenas_[1].by_age.empty()) evict_oldest();
+    p = os_allocate(cls, bytes);
   }
-  stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
+  in_use_.emplace(p, cls);
+  took(cls, false);
   return p;
 }
 
@@ -162,20 +182,23 @@ void MemoryPool::release(void* p) {
   HS_INTERNAL_ASSERT(it != in_use_.end()) << "release of a block the pool did not hand out";
   size_t cls = it->second;
   in_use_.erase(it);
+  Arena& a = arena_of(cls);
+  a.in_use -= cls;
   stats_.bytes_in_use -= cls;
   if (!options_.enabled || cls > options_.cap_bytes) {
     os_free(p, cls);
     return;
   }
   free_lists_[cls].push_back({next_seq_, p});
-  by_age_.emplace(next_seq_++, cls);
+  a.by_age.emplace(next_seq_++, cls);
+  a.cached += cls;
   stats_.bytes_cached += cls;
   while (stats_.bytes_cached > options_.cap_bytes) evict_oldest();
 }
 
 void MemoryPool::trim() {
   std::lock_guard lock(mutex_);
-  while (!by_age_.empty()) evict_oldest();
+  while (!arenas_[0].by_age.empty() || !arenas_[1].by_age.empty()) evict_oldest();
 }
 
 MemoryPoolStats MemoryPool::stats() const {

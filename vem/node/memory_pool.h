@@ -24,12 +24,14 @@ namespace hassium {
 // larger predecessors left instead of in fresh memory: no page faults, and in use + cached
 // stays what it was, so the pool's footprint does not grow by it).
 //
-// Bounded by need: the pool never holds more bytes (in use + cached) than the peak of the
-// bytes in use. When a request has to go to the OS and in use + cached + the new block would
-// exceed that peak (counting the new block), a larger cached mapped block is cut down to the
-// request in place (its head's pages are already faulted in; its tail goes back to the OS);
-// without one, cached blocks go back to the OS first, least recently freed first. So the
-// pool's footprint is the program's peak live memory, not the sum of every size it ever freed.
+// Bounded by need, per arena: the heap blocks (classes below `mmap_threshold`) and the mapped
+// ones each never hold more bytes (in use + cached) than their own peak of bytes in use. When a
+// request has to go to the OS and its arena's in use + cached + the new block would exceed that
+// peak, a larger cached mapped block is cut down to the request in place (its head's pages are
+// already faulted in; its tail goes back to the OS); without one, the arena's cached blocks go
+// back to the OS first, least recently freed first. So the pool's footprint is the program's
+// peak live memory of each kind, not the sum of every size it ever freed; and a scalar's 64
+// bytes never evict a cached 32 MiB block that the next iteration would fault in again.
 // Independently, at most `cap_bytes` stay cached.
 //
 // OS memory: blocks of `mmap_threshold` bytes or more are mapped directly (munmap gives them
@@ -44,8 +46,8 @@ struct MemoryPoolOptions {
   size_t cap_bytes = size_t(4) << 30; // most bytes kept in free lists
   int reuse_classes = 2;              // how many classes larger a reused block may be
   int wide_reuse_classes = 12; // ... when none of those is cached (else: fresh memory or a cut)
-  bool bound_by_peak = true;  // in use + cached <= peak in use (see above)
-  bool huge_pages = true;     // madvise(MADV_HUGEPAGE) for big blocks
+  bool bound_by_peak = true;   // in use + cached <= peak in use (see above)
+  bool huge_pages = true;      // madvise(MADV_HUGEPAGE) for big blocks
   size_t huge_page_threshold = size_t(4) << 20; // bytes
   size_t mmap_threshold = size_t(256) << 10;    // bytes; blocks this big are mapped directly
 };
@@ -84,13 +86,21 @@ public:
 
 private:
   struct Cached {
-    uint64_t seq; // order of release: the key of `by_age_`
+    uint64_t seq; // order of release: the key of its arena's `by_age`
     void* p;
   };
+  // The blocks of one kind (heap, mapped): its cached ones by age, its bytes and its peak.
+  struct Arena {
+    std::map<uint64_t, size_t> by_age; // release order -> class of a cached block
+    size_t in_use = 0, cached = 0, peak = 0;
+  };
+  Arena& arena_of(size_t cls) { return arenas_[cls >= options_.mmap_threshold ? 1 : 0]; }
+  void took(size_t cls, bool cached); // accounting of a block handed out (from the cache or not)
   // A cached block of class `cls` up to `classes` classes larger, or null; updates stats.
   void* take_cached(size_t cls, int classes);
-  void* take_cut(size_t cls); // a larger cached mapped block cut down to `cls`, or null
-  void evict_oldest();        // the least recently freed cached block back to the OS
+  void* take_cut(size_t cls);  // a larger cached mapped block cut down to `cls`, or null
+  void evict_oldest(Arena& a); // the arena's least recently freed cached block back to the OS
+  void evict_oldest();         // ... of either arena
   // `size` bytes (a class size) for a request of `used` bytes (huge pages cover only whole
   // 2 MiB pages of `used`).
   void* os_allocate(size_t size, size_t used);
@@ -99,7 +109,7 @@ private:
   MemoryPoolOptions options_;
   mutable std::mutex mutex_;
   std::map<size_t, std::deque<Cached>> free_lists_; // class size -> blocks, oldest first
-  std::map<uint64_t, size_t> by_age_;               // release order -> class of a cached block
+  Arena arenas_[2];                                 // heap, mapped
   std::unordered_map<void*, size_t> in_use_;        // block -> its class size
   uint64_t next_seq_ = 0;
   MemoryPoolStats stats_;

@@ -258,6 +258,26 @@ TEST_CASE("in use + cached never exceeds the peak in use: stale classes go back 
   loose.release(c);
 }
 
+TEST_CASE("heap and mapped blocks are bounded apart: a small request evicts no mapped block") {
+  MemoryPool pool;
+  const size_t big = size_t(32) << 20;
+  // An iteration: a 32 MiB temporary and a scalar live at the peak; then the temporary is
+  // freed and the next iteration's scalars come before its temporary.
+  for (int iteration = 0; iteration < 3; ++iteration) {
+    void* t = pool.allocate(big);
+    void* s = pool.allocate(8);
+    pool.release(t);
+    pool.release(s);
+    std::vector<void*> scalars;
+    for (int k = 0; k < 4; ++k) scalars.push_back(pool.allocate(8)); // past the heap's peak
+    CHECK(pool.stats().bytes_cached >= big);                         // the temporary's block stays
+    for (void* q : scalars) pool.release(q);
+  }
+  auto s = pool.stats();
+  CHECK(s.os_allocations == 1 + 4); // one mapped block, reused; the scalars' heap blocks
+  CHECK(s.os_frees == 0);
+}
+
 TEST_CASE("a temporary shrinking every iteration keeps the pool within its peak") {
   // Gauss elimination's A[k:, k:] temporaries: two of them live per step, a little smaller
   // each step.
