@@ -2,6 +2,8 @@
 // chunking chosen for reductions, and what makes two blocks share a kernel (the spec).
 #include <catch2/catch.hpp>
 
+#include <random>
+
 #include "test/ve/cpu_fixture.h"
 #include "ve/cpu/plan.h"
 
@@ -105,4 +107,98 @@ TEST_CASE("plan: the element-wise chain a reduction reads has no buffer (contrac
   CHECK(plan.ptrs.size() == 4); // a, b, the sum's partials and the sum
   CHECK(plan.chunks > 1);       // split over the axis: partial sums per chunk
   CHECK(plan.spec.find("c") != std::string::npos);
+}
+
+namespace {
+// A block of the same structure at any geometry: r = a * 2 + b (b broadcast along axis 0 when
+// asked), s = sum(r, axis), over a[rows, cols] with a's strides row-major or transposed, an
+// optional extent-1 middle dimension, everything in fresh bases.
+struct GeometryBlock {
+  Program p;
+  GeometryBlock(int64_t rows, int64_t cols, bool transposed, bool broadcast, bool middle,
+                int axis) {
+    const Dims shape = middle ? Dims{rows, 1, cols} : Dims{rows, cols};
+    const Dims a_stride = transposed ? (middle ? Dims{1, 0, rows} : Dims{1, rows})
+                                     : (middle ? Dims{cols, cols, 1} : Dims{cols, 1});
+    auto a = make_data_base("a", DType::FLOAT64, rows * cols);
+    auto b = make_data_base("b", DType::FLOAT64, rows * cols);
+    auto r = make_data_base("r", DType::FLOAT64, rows * cols);
+    const int nd = int(shape.size());
+    const int ax = axis < 0 ? -1 : (axis == 0 ? 0 : nd - 1);
+    Dims out_shape = ax < 0 ? shape : without(shape, ax);
+    int64_t out_n = 1;
+    for (int64_t e : out_shape) out_n *= e;
+    auto s = make_data_base("s", DType::FLOAT64, std::max<int64_t>(out_n, 1));
+    Dims b_stride = middle ? Dims{cols, cols, 1} : Dims{cols, 1};
+    if (broadcast) b_stride[0] = 0;
+    p.instrs.emplace_back(Opcode::MULTIPLY,
+                          std::vector<Operand>{View::contiguous(r, shape),
+                                               view(a, 0, shape, a_stride),
+                                               Scalar::of_float(2.0, DType::FLOAT64)});
+    p.instrs.emplace_back(Opcode::ADD, std::vector<Operand>{View::contiguous(r, shape),
+                                                            View::contiguous(r, shape),
+                                                            view(b, 0, shape, b_stride)});
+    if (ax >= 0)
+      p.instrs.emplace_back(Opcode::ADD_REDUCE,
+                            std::vector<Operand>{View::contiguous(s, out_shape),
+                                                 View::contiguous(r, shape), axis_const(ax)});
+  }
+  KernelBlock block() const {
+    KernelBlock kb{&p, {0, 1}, {}};
+    if (p.instrs.size() == 3) kb.instrs.push_back(2);
+    return kb;
+  }
+};
+} // namespace
+
+TEST_CASE("plan: a block planned again for other extents is the plan made afresh",
+          "[ve][cpu][plan]") {
+  // replan_block on a plan of the same structure at another geometry: when it says the
+  // structure held, every per-call value equals plan_block's and so does the spec; when not,
+  // the plan is plan_block's.
+  std::mt19937 rng(20261128);
+  auto extent = [&] {
+    const int64_t choices[] = {1, 2, 3, 7, 64, 300, 1 << 15, 70000};
+    return choices[rng() % 8];
+  };
+  int same = 0, changed = 0;
+  for (int round = 0; round < 400; ++round) {
+    const bool transposed = rng() % 2, broadcast = rng() % 2, middle = rng() % 2;
+    const int axis = int(rng() % 3) - 1;
+    auto small = [&](int64_t e) { return e > 4096 ? e / 512 : e; };
+    int64_t r1 = extent(), c1 = small(extent()), r2 = extent(), c2 = small(extent());
+    if (rng() % 2) r2 = r1; // only one extent moves, sometimes
+    GeometryBlock g1(r1, c1, transposed, broadcast, middle, axis),
+        g2(r2, c2, transposed, broadcast, middle, axis);
+    cpu::KernelPlan planned = cpu::plan_block(g1.block());
+    const std::string spec1 = planned.spec;
+    const bool held = cpu::replan_block(g2.block(), planned);
+    cpu::KernelPlan fresh = cpu::plan_block(g2.block());
+    INFO("round " << round << ": " << r1 << "x" << c1 << " -> " << r2 << "x" << c2
+                  << (transposed ? " transposed" : "") << (broadcast ? " broadcast" : "")
+                  << (middle ? " middle" : "") << " axis " << axis);
+    CHECK(held == (fresh.spec == spec1));
+    if (held)
+      CHECK(planned.spec == spec1); // left as it was
+    else
+      CHECK(planned.spec == fresh.spec);
+    CHECK(planned.params == fresh.params);
+    CHECK(planned.ptrs == fresh.ptrs);
+    CHECK(planned.ndim == fresh.ndim);
+    CHECK(planned.axis == fresh.axis);
+    CHECK(planned.split == fresh.split);
+    CHECK(planned.chunks == fresh.chunks);
+    CHECK(planned.partial_elems == fresh.partial_elems);
+    CHECK(planned.empty == fresh.empty);
+    REQUIRE(planned.arrays.size() == fresh.arrays.size());
+    for (size_t i = 0; i < fresh.arrays.size(); ++i) {
+      CHECK(planned.arrays[i].view == fresh.arrays[i].view);
+      CHECK(planned.arrays[i].inner == fresh.arrays[i].inner);
+      CHECK(planned.arrays[i].ptr == fresh.arrays[i].ptr);
+      CHECK(planned.arrays[i].param == fresh.arrays[i].param);
+    }
+    (held ? same : changed) += 1;
+  }
+  CHECK(same > 100);
+  CHECK(changed > 50);
 }

@@ -125,11 +125,19 @@ public:
     if (first.info().family == Family::EXTENSION) return;
     CpuPlan::Block& slot = slot_of(p, b);
     slot.ready = false;
-    plan_block(block, slot.plan, /*bind_data=*/false);
+    // A slot that ran a kernel before (its flush plan replayed for other extents): the block's
+    // geometry is planned again, and the same structure keeps the kernel without a lookup.
+    Kept* had = slot.kernel;
+    const bool same = had && replan_block(block, slot.plan, /*bind_data=*/false);
+    if (!had) plan_block(block, slot.plan, /*bind_data=*/false);
     if (slot.plan.empty_min_max) return; // launch() reports it
     if (slot.plan.empty) {
       slot.kernel = nullptr;
       slot.ready = true;
+      return;
+    }
+    if (same) {
+      kept_ready(slot, had, false);
       return;
     }
     if (auto it = memory_.find(slot.plan.spec); it != memory_.end()) {

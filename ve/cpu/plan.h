@@ -9,6 +9,7 @@ using plan::bind_plan;
 using plan::KernelPlan;
 using plan::kParallelMin;
 using plan::plan_block;
+using plan::replan_block;
 using plan::PlanArray;
 using plan::PlanConstant;
 using plan::PlanInstr;

@@ -129,6 +129,17 @@ struct Builder {
     return index;
   }
 
+  // For replan_block: the plan's arrays, instructions and constants stand; only the geometry
+  // is derived again.
+  struct Geometry {};
+  Builder(const KernelBlock& b, KernelPlan& out, Geometry)
+      : block(b), plan(out), arrays_by_view(view_index()), contracted(pointer_index()),
+        written(written_index()) {
+    shape = b.program->instrs[b.instrs[0]].loop_shape();
+    axis = plan.source_axis;
+    needs_position = plan.position_param >= 0;
+  }
+
   Builder(const KernelBlock& b, KernelPlan& out)
       : block(b), plan(out), arrays_by_view(view_index()), contracted(pointer_index()),
         written(written_index()) {
@@ -504,6 +515,7 @@ void plan_block(const KernelBlock& block, KernelPlan& plan, bool bind_data) {
   plan = std::move(fresh);
   Builder b(block, plan);
   b.collect();
+  plan.source_axis = b.axis;
   b.loop_strides();
   Dims ext = b.order_and_collapse();
   b.check_empty(ext);
@@ -512,6 +524,45 @@ void plan_block(const KernelBlock& block, KernelPlan& plan, bool bind_data) {
   b.assign_slots_and_params(ext);
   b.write_spec();
   bind_plan(block, plan, bind_data);
+}
+
+namespace {
+// What of a plan beyond its arrays, constants and instructions goes into the spec.
+struct Structure {
+  int ndim, axis, split;
+  bool position;
+  StrideClass position_inner;
+  boost::container::small_vector<std::pair<StrideClass, int>, 16> arrays; // inner, flat_ndim
+  bool operator==(const Structure&) const = default;
+};
+Structure structure_of(const KernelPlan& plan) {
+  Structure s{plan.ndim, plan.axis, plan.split, plan.position_param >= 0, plan.position_inner, {}};
+  if (!s.position) s.position_inner = StrideClass::ANY;
+  for (const PlanArray& a : plan.arrays) s.arrays.push_back({a.inner, a.flat_ndim});
+  return s;
+}
+} // namespace
+
+bool replan_block(const KernelBlock& block, KernelPlan& plan, bool bind_data) {
+  const Structure before = structure_of(plan);
+  const Program& prog = *block.program;
+  for (PlanArray& a : plan.arrays) a.view = &prog.instrs[a.instr].view(a.operand);
+  plan.empty = false;
+  plan.empty_min_max = nullptr;
+  plan.partial_elems = 0;
+  Builder b(block, plan, Builder::Geometry{});
+  b.loop_strides();
+  Dims ext = b.order_and_collapse();
+  b.check_empty(ext);
+  b.choose_split(ext);
+  b.choose_chunks(ext);
+  b.assign_slots_and_params(ext);
+  if (structure_of(plan) == before) {
+    bind_plan(block, plan, bind_data);
+    return true;
+  }
+  plan_block(block, plan, bind_data);
+  return false;
 }
 
 void bind_plan(const KernelBlock& block, KernelPlan& plan, bool bind_data) {

@@ -80,8 +80,9 @@ struct PlanConstant {
 struct KernelPlan {
   // --- structure: what the generated code depends on ---
   int ndim = 1;
-  int axis = -1; // loop level of the reduction/scan axis, -1 if none
-  int split = 0; // CPU launcher: loop level whose range is the kernel's [begin, end)
+  int axis = -1;        // loop level of the reduction/scan axis, -1 if none
+  int source_axis = -1; // ... its dimension in the block's loop shape (not in the spec)
+  int split = 0;        // CPU launcher: loop level whose range is the kernel's [begin, end)
   bool has_scan = false;
   bool has_reduction = false;
   bool writes_flat = false; // SCATTER: runs on one thread (duplicates: the last write wins)
@@ -116,6 +117,14 @@ KernelPlan plan_block(const KernelBlock& block);
 // With bind_data false the bases need no data and the pointers stay null: a plan to find or
 // compile the kernel with (CpuEngine's prepare), not to launch.
 void plan_block(const KernelBlock& block, KernelPlan& plan, bool bind_data = true);
+
+// Plans `plan`, built by plan_block for a block of the same structure (the same instructions,
+// arrays, constants and contraction: a flush plan replayed for other extents or strides), again
+// for `block`'s geometry: loop order and collapse, split, chunks, parameters and pointers. True
+// when the structure the kernel is compiled from came out the same (the spec is unchanged and
+// left as it was, possibly empty: its kernel runs the block); false when it did not, and `plan`
+// is then plan_block's for `block` (spec included).
+bool replan_block(const KernelBlock& block, KernelPlan& plan, bool bind_data = true);
 
 // (Re)binds a plan built for a block of the same structure and layout (same instructions,
 // operand geometry and contraction; the program may be another with other bases and constant
