@@ -473,6 +473,17 @@ struct Builder {
     }
   }
 
+  // Everything the block's geometry decides, once its arrays are known: loop order and
+  // collapse, emptiness, split, chunks, pointer slots and parameters.
+  void derive_geometry() {
+    loop_strides();
+    Dims ext = order_and_collapse();
+    check_empty(ext);
+    choose_split(ext);
+    choose_chunks(ext);
+    assign_slots_and_params(ext);
+  }
+
   void check_empty(const Dims& ext) {
     bool non_axis_empty = false, axis_empty = false;
     for (int k = 0; k < plan.ndim; ++k) {
@@ -516,12 +527,7 @@ void plan_block(const KernelBlock& block, KernelPlan& plan, bool bind_data) {
   Builder b(block, plan);
   b.collect();
   plan.source_axis = b.axis;
-  b.loop_strides();
-  Dims ext = b.order_and_collapse();
-  b.check_empty(ext);
-  b.choose_split(ext);
-  b.choose_chunks(ext);
-  b.assign_slots_and_params(ext);
+  b.derive_geometry();
   b.write_spec();
   bind_plan(block, plan, bind_data);
 }
@@ -551,12 +557,7 @@ bool replan_block(const KernelBlock& block, KernelPlan& plan, bool bind_data) {
   plan.empty_min_max = nullptr;
   plan.partial_elems = 0;
   Builder b(block, plan, Builder::Geometry{});
-  b.loop_strides();
-  Dims ext = b.order_and_collapse();
-  b.check_empty(ext);
-  b.choose_split(ext);
-  b.choose_chunks(ext);
-  b.assign_slots_and_params(ext);
+  b.derive_geometry();
   if (structure_of(plan) == before) {
     bind_plan(block, plan, bind_data);
     return true;

@@ -73,13 +73,21 @@ void MemoryPool::os_free(void* p, size_t size) noexcept {
   ++stats_.os_frees;
 }
 
-void MemoryPool::took(size_t cls, bool cached) {
+MemoryPool::Cached MemoryPool::pop_newest(FreeLists::iterator it) {
+  // The list is never empty: empty lists are erased.
+  const Cached c = it->second.back();
+  const size_t cls = it->first;
+  it->second.pop_back();
+  if (it->second.empty()) free_lists_.erase(it);
   Arena& a = arena_of(cls);
-  if (cached) {
-    a.cached -= cls;
-    stats_.bytes_cached -= cls;
-    ++stats_.reuses;
-  }
+  a.by_age.erase(c.seq);
+  a.cached -= cls;
+  stats_.bytes_cached -= cls;
+  return c;
+}
+
+void MemoryPool::took(size_t cls) {
+  Arena& a = arena_of(cls);
   a.in_use += cls;
   a.peak = std::max(a.peak, a.in_use);
   stats_.bytes_in_use += cls;
@@ -91,13 +99,10 @@ void* MemoryPool::take_cached(size_t cls, int classes) {
   size_t limit = cls;
   for (int k = 0; k < classes; ++k) limit = size_class(limit + 1);
   if (it == free_lists_.end() || it->first > limit) return nullptr;
-  // The list is never empty: empty lists are erased.
-  Cached c = it->second.back();
-  it->second.pop_back();
-  size_t got = it->first;
-  if (it->second.empty()) free_lists_.erase(it);
-  arena_of(got).by_age.erase(c.seq);
-  took(got, true);
+  const size_t got = it->first;
+  const Cached c = pop_newest(it);
+  ++stats_.reuses;
+  took(got);
   in_use_.emplace(c.p, got);
   return c.p;
 }
@@ -106,21 +111,15 @@ void* MemoryPool::take_cut(size_t cls) {
   if (cls < options_.mmap_threshold) return nullptr; // (a heap block is not cut)
   auto it = free_lists_.upper_bound(cls); // the smallest larger class: the least to unmap
   if (it == free_lists_.end()) return nullptr;
-  Cached c = it->second.back();
-  it->second.pop_back();
   const size_t had = it->first;
-  if (it->second.empty()) free_lists_.erase(it);
-  Arena& mapped = arena_of(had);
-  mapped.by_age.erase(c.seq);
-  mapped.cached -= had;
-  stats_.bytes_cached -= had;
+  const Cached c = pop_newest(it);
   // Both classes are at or above the threshold, so the block is a mapping: its tail's pages
   // go back to the OS, and os_free() later unmaps the head by the new class's length.
   const size_t keep = round_up(cls, kPage), len = round_up(had, kPage);
   if (len > keep) munmap(static_cast<char*>(c.p) + keep, len - keep);
   ++stats_.cuts;
   ++stats_.reuses;
-  took(cls, false);
+  took(cls);
   in_use_.emplace(c.p, cls);
   return c.p;
 }
@@ -147,6 +146,10 @@ void MemoryPool::evict_oldest() {
     evict_oldest(mapped);
 }
 
+void MemoryPool::evict_all() {
+  while (!arenas_[0].by_age.empty() || !arenas_[1].by_age.empty()) evict_oldest();
+}
+
 void* MemoryPool::allocate(size_t bytes) {
   size_t cls = size_class(bytes);
   std::lock_guard lock(mutex_);
@@ -167,11 +170,11 @@ void* MemoryPool::allocate(size_t bytes) {
     p = os_allocate(cls, bytes);
   } catch (const OutOfMemory&) {
     // What the pool keeps for reuse goes back to the OS, then one more try.
-    while (!arenas_[0].by_age.empty() || !arenas_[1].by_age.empty()) evict_oldest();
+    evict_all();
     p = os_allocate(cls, bytes);
   }
   in_use_.emplace(p, cls);
-  took(cls, false);
+  took(cls);
   return p;
 }
 
@@ -198,7 +201,7 @@ void MemoryPool::release(void* p) {
 
 void MemoryPool::trim() {
   std::lock_guard lock(mutex_);
-  while (!arenas_[0].by_age.empty() || !arenas_[1].by_age.empty()) evict_oldest();
+  evict_all();
 }
 
 MemoryPoolStats MemoryPool::stats() const {

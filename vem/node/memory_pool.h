@@ -95,7 +95,11 @@ private:
     size_t in_use = 0, cached = 0, peak = 0;
   };
   Arena& arena_of(size_t cls) { return arenas_[cls >= options_.mmap_threshold ? 1 : 0]; }
-  void took(size_t cls, bool cached); // accounting of a block handed out (from the cache or not)
+  using FreeLists = std::map<size_t, std::deque<Cached>>; // class size -> blocks, oldest first
+  // The most recently freed block of a free list, out of the cache (lists, age, bytes).
+  Cached pop_newest(FreeLists::iterator it);
+  void took(size_t cls); // accounting of a block of class `cls` handed out
+  void evict_all();      // every cached block back to the OS
   // A cached block of class `cls` up to `classes` classes larger, or null; updates stats.
   void* take_cached(size_t cls, int classes);
   void* take_cut(size_t cls);  // a larger cached mapped block cut down to `cls`, or null
@@ -108,9 +112,9 @@ private:
 
   MemoryPoolOptions options_;
   mutable std::mutex mutex_;
-  std::map<size_t, std::deque<Cached>> free_lists_; // class size -> blocks, oldest first
-  Arena arenas_[2];                                 // heap, mapped
-  std::unordered_map<void*, size_t> in_use_;        // block -> its class size
+  FreeLists free_lists_;
+  Arena arenas_[2];                          // heap, mapped
+  std::unordered_map<void*, size_t> in_use_; // block -> its class size
   uint64_t next_seq_ = 0;
   MemoryPoolStats stats_;
 };
