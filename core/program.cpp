@@ -2,6 +2,7 @@
 #include "core/program.h"
 
 #include "core/pointer_index.h"
+#include "core/thread_scratch.h"
 
 namespace hassium {
 
@@ -13,7 +14,7 @@ BasePtr Program::find_base(std::string_view name) const {
 
 void Program::collect_bases() {
   thread_local PointerIndex tls_seen; // reused: a flush calls this once per filter
-  PointerIndex& seen = tls_seen;
+  PointerIndex& seen = pinned(tls_seen);
   seen.reset(bases.size() + instrs.size());
   for (const auto& b : bases) seen.insert(b.get());
   bool fresh;

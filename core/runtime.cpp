@@ -143,6 +143,8 @@ void Runtime::run_pending(const View* sync_part) {
     }
     program = std::move(pending_); // dropped if anything below throws (see runtime.h)
     pending_ = Program();
+    // The next flush of a loop is about as long: its list grows without reallocating.
+    pending_.instrs.reserve(program.instrs.size());
     running_ = true;
     busy_.store(true, std::memory_order_release);
     through = recorded_;

@@ -1,8 +1,11 @@
 // View geometry: sizes, bounds, identity and the exact overlap test.
+
 #include "core/view.h"
 
 #include <algorithm>
 #include <numeric>
+
+#include <boost/container/small_vector.hpp>
 
 namespace hassium {
 
@@ -91,10 +94,6 @@ int64_t View::index_of_flat(int64_t flat) const {
     flat /= shape[k];
   }
   return idx;
-}
-
-bool View::identical(const View& o) const {
-  return base == o.base && offset == o.offset && shape == o.shape && stride == o.stride;
 }
 
 namespace {

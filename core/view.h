@@ -45,7 +45,9 @@ struct View {
   int64_t index_of_flat(int64_t flat) const;
 
   // Same base object, offset, shape and stride (the paper's "identical").
-  bool identical(const View& o) const;
+  bool identical(const View& o) const {
+    return base == o.base && offset == o.offset && shape == o.shape && stride == o.stride;
+  }
   bool operator==(const View& o) const { return identical(o); }
 };
 

@@ -106,6 +106,18 @@ void emit_int_power(Program& p, filters::TemporaryMaker& temps, const Instructio
 } // namespace
 
 Program expand_power(Program p, const ExpandPowerOptions& options) {
+  // Most programs have nothing to rewrite: one scan, and they go on untouched (no copy of the
+  // instruction list, no temporary names gathered).
+  bool any = false;
+  for (const Instruction& ins : p.instrs) {
+    int64_t n = 0;
+    double scale = 0;
+    if (classify(ins, options, n, scale) != Kind::KEEP) {
+      any = true;
+      break;
+    }
+  }
+  if (!any) return p;
   filters::TemporaryMaker temps(p, "pw");
   bool lines = p.source_lines.size() == p.instrs.size();
   std::vector<Instruction> instrs;

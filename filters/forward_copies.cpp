@@ -33,10 +33,12 @@
 // (op, FREE), and a read from two to one, which is what the fuser and the engine then pay for.
 // Complexity: O(operands * kWindow): each copy looks only at the instructions up to its FREE,
 // and only when that FREE is at most kWindow instructions away (the copies of a loop body).
+#include <algorithm>
 #include <cstdint>
 #include <unordered_map>
 
 #include "core/pointer_index.h"
+#include "core/thread_scratch.h"
 #include "filters/filters.h"
 #include "filters/rewrite.h"
 
@@ -218,6 +220,12 @@ bool try_forward(Program& p, size_t c, std::vector<bool>& drop,
 } // namespace
 
 Program forward_copies(Program p) {
+  // A program without copies and result producers (most loop bodies' flushes) has nothing to
+  // rewrite: one scan instead of numbering its bases.
+  if (std::none_of(p.instrs.begin(), p.instrs.end(), [](const Instruction& ins) {
+        return is_candidate(ins) || is_result_producer(ins);
+      }))
+    return p;
   // first_use[i]: for a candidate copy at i, the first instruction touching its output's base.
   // writer[T]: the result producer that writes T as T's first access. Bases are numbered by
   // first appearance (a per-thread PointerIndex: no allocation per base once grown), and
@@ -227,8 +235,8 @@ Program forward_copies(Program p) {
   {
     thread_local PointerIndex tls_ids;
     thread_local std::vector<long> tls_first;
-    PointerIndex& ids = tls_ids;
-    std::vector<long>& first = tls_first;
+    PointerIndex& ids = pinned(tls_ids);
+    std::vector<long>& first = pinned(tls_first);
     ids.reset(p.instrs.size());
     first.clear();
     auto first_of = [&](const Base* b, long i) {

@@ -35,6 +35,10 @@ inline py::object wrap(const Array& a) {
 
 // One operand of an operation after classification.
 struct Arg {
+  // (User-provided: value-initializing an Arg, as a container's resize() does, then runs the
+  // member initializers only instead of first zeroing the whole object, the optional's storage
+  // of an Array included.)
+  Arg() {}
   bool is_array = false;
   TypeCode code = 0; // the dtype, or a weak Python scalar kind (NEP 50)
   Scalar value;      // a constant, in its own type (a weak int as int64, or uint64 when larger)

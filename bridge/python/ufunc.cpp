@@ -1,11 +1,13 @@
 // Ufuncs: the table of NumPy ufuncs hassium records, calls with out/where/dtype, reductions.
 #include "bridge/python/ufunc.h"
+
 #include "bridge/python/numpy_api.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 
+#include <boost/container/small_vector.hpp>
 #include <boost/container/static_vector.hpp>
 
 #include "bridge/python/errors.h"

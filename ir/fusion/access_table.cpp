@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/pointer_index.h"
+#include "core/thread_scratch.h"
 #include "core/view_index.h"
 #include "ir/fusion/contraction.h"
 #include "ir/fusion/view_boxes.h"
@@ -118,7 +119,7 @@ AccessTable build_access_table(const Program& program, std::span<const Base* con
   t.program = &program;
   const size_t n = program.instrs.size();
   thread_local PointerIndex tls_only;
-  PointerIndex& kept = tls_only;
+  PointerIndex& kept = pinned(tls_only);
   kept.reset(only.size());
   for (const Base* b : only) kept.insert(b);
   auto skip = [&](const Base* b) { return !only.empty() && !kept.contains(b); };
@@ -129,8 +130,8 @@ AccessTable build_access_table(const Program& program, std::span<const Base* con
   // tables: nothing allocated per base or view once grown).
   thread_local PointerIndex tls_base_ids;
   thread_local ViewIndex tls_view_ids;
-  PointerIndex& base_ids = tls_base_ids;
-  ViewIndex& view_ids = tls_view_ids;
+  PointerIndex& base_ids = pinned(tls_base_ids);
+  ViewIndex& view_ids = pinned(tls_view_ids);
   base_ids.reset(64);
   view_ids.reset(n * 2);
   std::unordered_map<Dims, int32_t, DimsHash> shape_ids;

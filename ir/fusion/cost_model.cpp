@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/thread_scratch.h"
 
 namespace hassium {
 
@@ -80,7 +81,7 @@ void shared_views(std::span<const ViewStat> a, std::span<const ViewStat> b,
 
 int64_t merge_savings(const CostModel& m, const BlockSummary& a, const BlockSummary& b) {
   thread_local std::vector<ViewStat> tls_merged, tls_small, tls_large;
-  std::vector<ViewStat>& merged = tls_merged;
+  std::vector<ViewStat>& merged = pinned(tls_merged);
   int64_t saved = m.block_cost();
   const BlockSummary& small = a.bases.size() <= b.bases.size() ? a : b;
   const BlockSummary& large = &small == &a ? b : a;

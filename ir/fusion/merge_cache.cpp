@@ -11,6 +11,7 @@
 
 #include "core/cache_file.h"
 #include "core/pointer_index.h"
+#include "core/thread_scratch.h"
 #include "core/view_index.h"
 #include "ir/fusion/fusibility.h"
 #include "ir/fusion/view_boxes.h"
@@ -215,22 +216,22 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   thread_local std::vector<int64_t> tls_stride_gcd;
   thread_local std::vector<Span> tls_spans;      // of the distinct non-empty views
   thread_local std::vector<uint8_t> tls_spanned; // per view number: in `spans` already
-  PointerIndex& ids = tls_ids;
-  ViewIndex& views = tls_views;
-  ShapeIndex& shapes = tls_shapes;
-  std::vector<int64_t>& words = tls_words;
-  std::vector<int64_t>& offsets = tls_offsets;
-  std::vector<int64_t>& relative = tls_relative;         // offset - the base's first view's
-  std::vector<int64_t>& first_offset = tls_first_offset; // per base, by key number
+  PointerIndex& ids = pinned(tls_ids);
+  ViewIndex& views = pinned(tls_views);
+  ShapeIndex& shapes = pinned(tls_shapes);
+  std::vector<int64_t>& words = pinned(tls_words);
+  std::vector<int64_t>& offsets = pinned(tls_offsets);
+  std::vector<int64_t>& relative = pinned(tls_relative);         // offset - the base's first view's
+  std::vector<int64_t>& first_offset = pinned(tls_first_offset); // per base, by key number
   relative.clear();
   first_offset.clear();
-  std::vector<uint8_t>& written_base = tls_written_base;
+  std::vector<uint8_t>& written_base = pinned(tls_written_base);
   written_base.clear();
-  std::vector<Span>& spans = tls_spans;
+  std::vector<Span>& spans = pinned(tls_spans);
   spans.clear();
-  std::vector<uint8_t>& spanned = tls_spanned;
+  std::vector<uint8_t>& spanned = pinned(tls_spanned);
   spanned.clear();
-  std::vector<int64_t>& stride_gcd = tls_stride_gcd;
+  std::vector<int64_t>& stride_gcd = pinned(tls_stride_gcd);
   stride_gcd.clear();
   ids.reset(program.bases.size());
   views.reset(operands);
@@ -246,7 +247,7 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   // (ve/plan), so a program whose reads coincide differently (a gather's data-dependent rows,
   // x[i] beside x[j] where i == j sometimes) has the same key and reuses the same plan.
   thread_local PointerIndex tls_written;
-  PointerIndex& written = tls_written;
+  PointerIndex& written = pinned(tls_written);
   written.reset(program.instrs.size());
   for (const Instruction& ins : program.instrs)
     if (!ins.is_system() && ins.is_view(0)) written.insert(ins.view(0).base.get());
@@ -261,7 +262,7 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
     bool indexed = false; // a second distinct view appeared: the base's views are in `views`
   };
   thread_local std::vector<FirstTracked> tls_first_tracked;
-  std::vector<FirstTracked>& first_tracked = tls_first_tracked;
+  std::vector<FirstTracked>& first_tracked = pinned(tls_first_tracked);
   first_tracked.clear();
   auto tracked_view_id = [&](uint32_t base_id, const View& v, int next) {
     FirstTracked& f = first_tracked[base_id];
@@ -329,8 +330,9 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
           words.push_back(v->base->nelem);
           offsets.push_back(v->offset);
           relative.push_back(v->offset - first_offset[base_id]);
-          words.insert(words.end(), v->shape.begin(), v->shape.end());
-          words.insert(words.end(), v->stride.begin(), v->stride.end());
+          // (Element by element: vector::insert of a range costs more than these few words.)
+          for (int64_t e : v->shape) words.push_back(e);
+          for (int64_t s : v->stride) words.push_back(s);
         }
       } else {
         k.put<uint8_t>('C');
@@ -368,7 +370,7 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
       return a.offset != b.offset ? a.offset < b.offset : a.lo < b.lo;
     });
     thread_local std::vector<const View*> tls_base_views;
-    std::vector<const View*>& base_views = tls_base_views;
+    std::vector<const View*>& base_views = pinned(tls_base_views);
     for (size_t first = 0, end; first < spans.size() && (*overlap_free || overlapping);
          first = end) {
       bool apart = true;

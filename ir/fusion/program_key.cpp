@@ -2,6 +2,7 @@
 #include "ir/fusion/program_key.h"
 
 #include "core/error.h"
+#include "core/thread_scratch.h"
 #include "ir/fusion/access_table.h"
 #include "ir/fusion/algorithms.h"
 #include "ir/fusion/legality.h"
@@ -31,7 +32,7 @@ bool partition_holds(const Program& program, const ProgramKey& key, const FlushL
   if (planned == key.layout || key.overlap_free || MergeCache::moved_together(planned, key.layout))
     return true;
   thread_local std::vector<const Base*> tls_only;
-  std::vector<const Base*>& only = tls_only;
+  std::vector<const Base*>& only = pinned(tls_only);
   only.clear();
   for (uint32_t id : key.overlapping) only.push_back(key.bases[id]);
   HS_INTERNAL_ASSERT(!only.empty()) << "a program that is not overlap-free names no base";

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <numeric>
 
+#include <boost/container/small_vector.hpp>
+
 #include "core/error.h"
 #include "core/pointer_index.h"
 #include "core/view_index.h"

@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "core/pointer_index.h"
+#include "core/thread_scratch.h"
 #include "ir/fusion/contraction.h"
 
 namespace hassium {
@@ -27,7 +28,7 @@ std::vector<std::vector<const Base*>> contracted_bases(const Program& program,
 
   // Base -> its BaseUse (ids in first-use order, so the result is deterministic).
   thread_local PointerIndex tls_ids;
-  PointerIndex& ids = tls_ids;
+  PointerIndex& ids = pinned(tls_ids);
   ids.reset(program.bases.size() + program.instrs.size());
   std::vector<BlockUse> uses;
   std::vector<const Base*> order;

@@ -4,13 +4,14 @@
 
 #include "core/error.h"
 #include "core/pointer_index.h"
+#include "core/thread_scratch.h"
 #include "vem/node/contraction.h"
 
 namespace hassium {
 
 void bases_in_key_order(const Program& program, std::vector<Base*>& bases) {
   thread_local PointerIndex tls_ids;
-  PointerIndex& ids = tls_ids;
+  PointerIndex& ids = pinned(tls_ids);
   ids.reset(program.bases.size());
   bases.clear();
   bool fresh;
@@ -28,7 +29,7 @@ std::unique_ptr<FlushPlan> make_flush_plan(const Program& program, Partition par
   plan->partition = std::move(partition);
   const auto& blocks = plan->partition.blocks;
   thread_local PointerIndex tls_ids;
-  PointerIndex& ids = tls_ids;
+  PointerIndex& ids = pinned(tls_ids);
   ids.reset(bases.size());
   for (Base* b : bases) ids.insert(b);
   auto id_of = [&](const Base* b) {
