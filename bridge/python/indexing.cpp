@@ -516,6 +516,7 @@ bool element_key(const View& in, PyObject* key, int64_t& offset) {
       i = PyLong_AsLongLongAndOverflow(items[d], &overflow);
       if (overflow) return false;
     } else {
+      if (PySlice_Check(items[d])) return false; // (a view: no need to ask NumPy's types)
       Scalar s;
       if (!exact_numpy_scalar_value(items[d], s) || !is_integer(s.dtype)) return false;
       if (is_unsigned_int(s.dtype) && s.u > uint64_t(INT64_MAX)) return false;

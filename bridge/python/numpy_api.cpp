@@ -95,6 +95,12 @@ py::object borrowed_numpy_view(const View& v) {
 
 bool exact_numpy_scalar_value(PyObject* obj, Scalar& value) {
   const Api& a = api();
+  // float64 and int64 first: the scalars a program reads back (x[i, j], a sum) most often.
+  for (DType common : {DType::FLOAT64, DType::INT64})
+    if (Py_TYPE(obj) == a.type[size_t(common)]) {
+      value = Scalar::load(reinterpret_cast<const char*>(obj) + kValueOffset, common);
+      return true;
+    }
   for (int k = 0; k < kNumDTypes; ++k)
     if (Py_TYPE(obj) == a.type[size_t(k)]) {
       value = Scalar::load(reinterpret_cast<const char*>(obj) + kValueOffset, DType(k));
