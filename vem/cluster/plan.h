@@ -41,8 +41,10 @@ struct Piece {
 };
 
 // One phase: exchange (every message of it posted at once), this rank's local program through
-// the node VEM, then a fallback's write-back and the SYNC gathers. in[q] / out[q]: the pieces
-// this rank receives from / sends to rank q, sorted and merged (both sides list them alike).
+// the node VEM (the rows that need no remote element while the messages travel, the rest after
+// the wait: vem/cluster/overlap.h), then a fallback's write-back and the SYNC gathers. in[q] /
+// out[q]: the pieces this rank receives from / sends to rank q, sorted and merged (both sides
+// list them alike).
 // A SYNC: the elements [lo, hi) of the base gather to rank 0 (all of them, or the span of the
 // view a frontend reads: an element, a row).
 struct Sync {
@@ -53,7 +55,8 @@ struct Sync {
 
 struct Phase {
   std::vector<std::vector<Piece>> in, out, post_in, post_out;
-  Program local;
+  Program before, after; // this rank's local program: before / after the wait for `in`
+  int64_t before_elements = 0, after_elements = 0; // their output elements, where `in` is not empty
   std::vector<Sync> syncs;
   bool fallback = false;
 };
