@@ -210,4 +210,16 @@ void install_stack() {
   install_stack(StackOptions::from_config(*Config::global()));
 }
 
+void serve_cluster_ranks() {
+#ifdef HASSIUM_HAVE_CLUSTER
+  if (!cluster::Comm::launched() || Runtime::instance().installed()) return;
+  publish_builtin_registries();
+  const StackOptions options = StackOptions::from_config(*Config::global());
+  if (options.vem != "cluster") return;
+  const cluster::Comm& comm = cluster::Comm::world(); // MPI_Init
+  if (comm.rank() == 0 || comm.size() == 1) return;
+  install_stack(options); // serves; does not return
+#endif
+}
+
 } // namespace hassium

@@ -76,5 +76,10 @@ Stack build_stack(const StackOptions& options);
 void install_stack(const StackOptions& options, Runtime& runtime = Runtime::instance());
 // The same from Config::global(): what frontends call once at start-up.
 void install_stack();
+// Ranks > 0 of an `mpirun -np P` launch (P > 1) whose configured VEM is cluster: installs the
+// stack, which serves rank 0's flushes and ends the process. Returns on rank 0, without an MPI
+// launcher, with another VEM, or when a stack is installed already. The C++ API calls it before
+// main (bridge/cxx), so those ranks never run the program.
+void serve_cluster_ranks();
 
 } // namespace hassium
