@@ -193,6 +193,7 @@ void ClusterVem::run(const Program& program, const std::vector<Base*>& scatter_l
       error = std::current_exception();
     }
     if (!x.recv_bufs.empty()) comm_.counters.boundary_elements += phase.after_elements;
+    comm_.counters.local_elements += phase.elements;
     failed = comm_.min(error ? me : ranks);
     if (failed < ranks) break;
     exchange(phase.post_in, phase.post_out);
@@ -327,6 +328,7 @@ void ClusterVem::add_counters(ProfileCounters& c) const {
     c.cluster_overlap_elements += k.overlap_elements;
     c.cluster_boundary_elements += k.boundary_elements;
     c.cluster_ready_exchanges += k.ready_exchanges;
+    c.cluster_local_elements += k.local_elements;
   }
   c.cluster_ranks = comm_.size();
   c.cluster_fallbacks += fallbacks_;
@@ -412,14 +414,14 @@ void shutdown_cluster() {
         std::fprintf(stderr,
                      "hassium cluster rank %zu: sent %lld bytes in %lld messages, received %lld "
                      "bytes in %lld messages, %lld programs (%lld bytes), %lld collectives, "
-                     "waited %.6f s; %lld elements before waits, %lld after, %lld exchanges "
-                     "ready before the wait\n",
+                     "waited %.6f s; %lld elements computed, %lld before waits, %lld after, "
+                     "%lld exchanges ready before the wait\n",
                      r, (long long)all[r].bytes_sent, (long long)all[r].messages_sent,
                      (long long)all[r].bytes_received, (long long)all[r].messages_received,
                      (long long)all[r].programs, (long long)all[r].program_bytes,
                      (long long)all[r].collectives, all[r].wait_seconds,
-                     (long long)all[r].overlap_elements, (long long)all[r].boundary_elements,
-                     (long long)all[r].ready_exchanges);
+                     (long long)all[r].local_elements, (long long)all[r].overlap_elements,
+                     (long long)all[r].boundary_elements, (long long)all[r].ready_exchanges);
     }
     WireWriter w;
     w.put(Command::SHUTDOWN);

@@ -18,8 +18,8 @@ struct CommCounters {
   double wait_seconds = 0;                          // inside MPI waits and collectives
   // Phases that receive: output elements computed before the wait (overlapped with the
   // messages) and after it, and the exchanges whose messages had all arrived when the work
-  // before the wait ended.
-  int64_t overlap_elements = 0, boundary_elements = 0, ready_exchanges = 0;
+  // before the wait ended; and the output elements of every phase's local program.
+  int64_t overlap_elements = 0, boundary_elements = 0, ready_exchanges = 0, local_elements = 0;
 };
 
 // One message of an exchange: `bytes` at `data` to or from `peer`.

@@ -297,6 +297,8 @@ void append_rows(const Instruction& ins, int64_t a, int64_t b, std::vector<Instr
 PhaseSplit split_phase(const std::vector<LocalItem>& items, bool receives, const Directory& dir,
                        int me, const std::unordered_set<const Base*>& settled) {
   PhaseSplit s;
+  for (const LocalItem& it : items)
+    if (it.rows) s.elements += elements(it.ins, it.a, it.b);
   if (!receives) {
     for (const LocalItem& it : items) {
       if (it.rows)

@@ -29,6 +29,7 @@ void append_rows(const Instruction& ins, int64_t a, int64_t b, std::vector<Instr
 struct PhaseSplit {
   Program before, after;                           // run before / after the wait
   int64_t before_elements = 0, after_elements = 0; // output elements (phases that receive)
+  int64_t elements = 0;                            // output elements of all its rows
 };
 
 // Splits rank `me`'s items of a phase. Where the rank receives nothing (`receives` false) the

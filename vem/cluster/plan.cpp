@@ -96,6 +96,7 @@ private:
       cur_.after = std::move(split.after);
       cur_.before_elements = split.before_elements;
       cur_.after_elements = split.after_elements;
+      cur_.elements = split.elements;
       for (const LocalItem& it : local_)
         for (size_t k = 0; k < it.ins.operands.size(); ++k)
           if (it.ins.is_view(k)) used_.insert(it.ins.view(k).base.get());

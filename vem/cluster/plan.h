@@ -57,6 +57,7 @@ struct Phase {
   std::vector<std::vector<Piece>> in, out, post_in, post_out;
   Program before, after; // this rank's local program: before / after the wait for `in`
   int64_t before_elements = 0, after_elements = 0; // their output elements, where `in` is not empty
+  int64_t elements = 0;                            // the output elements of all its rows
   std::vector<Sync> syncs;
   bool fallback = false;
 };
