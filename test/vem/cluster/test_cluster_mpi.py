@@ -2,7 +2,7 @@
 """Python programs on the cluster VEM under mpirun:
 
     test_cluster_mpi.py stencil P [P ...]     stencil_halo.py at 1 rank and at each P
-    test_cluster_mpi.py benchmarks P          the 15 benchmarks/python programs at P ranks
+    test_cluster_mpi.py benchmarks P [P ...]  the 15 benchmarks/python programs at each P
 
 stencil: the bytes a 2-D 5-point stencil step exchanges are the halo exactly (two rows of the
 interior per internal cut: (P - 1) * 2 * (n - 2) * 8 bytes, 2 (P - 1) messages); the step's rows
@@ -64,22 +64,23 @@ def stencil(ranks):
     return failures
 
 
-def benchmarks(p):
+def benchmarks(ranks):
     failures = []
     for script in sorted((ROOT / "benchmarks" / "python").glob("*.py")):
         plain = run([sys.executable, str(script)], {"HASSIUM_STACK_VEM": "node"})
-        hs = run(mpirun(p) + [sys.executable, "-m", "hassium", str(script)], {})
-        try:
-            assert_same_output(hs, plain)
-            print(f"{script.name}: same output as NumPy at P={p}")
-        except AssertionError as e:
-            failures.append(f"{script.name}: {e}")
+        for p in ranks:
+            hs = run(mpirun(p) + [sys.executable, "-m", "hassium", str(script)], {})
+            try:
+                assert_same_output(hs, plain)
+                print(f"{script.name}: same output as NumPy at P={p}")
+            except AssertionError as e:
+                failures.append(f"{script.name} at P={p}: {e}")
     return failures
 
 
 def main(argv):
     kind, ranks = argv[1], [int(p) for p in argv[2:]]
-    failures = stencil(ranks) if kind == "stencil" else benchmarks(ranks[0])
+    failures = stencil(ranks) if kind == "stencil" else benchmarks(ranks)
     for f in failures:
         print(f, file=sys.stderr)
     return 1 if failures else 0
