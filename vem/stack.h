@@ -2,6 +2,7 @@
 // Runtime; and the registries of every component this library has, published for the config.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -35,6 +36,10 @@ struct StackOptions {
   std::string opencl_device;
   bool gpu_fallback_cpu = true; // no usable device: the CPU engine (else the error)
   MemoryPoolOptions memory;
+  // The cluster VEM ([cluster]): overlap (auto, on, off) and the phase size below which a
+  // phase's local program is not split at the wait (vem/cluster/README.md, Overlap).
+  std::string cluster_overlap = "auto";
+  int64_t cluster_overlap_min_elements = 100000;
   bool profile = false;
   std::string dot_dir; // [profile] dot_dir: each flush's WSP graph as .dot; empty = off
 

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -87,9 +88,14 @@ std::string encode_error(std::exception_ptr e) {
 }
 } // namespace
 
-ClusterVem::ClusterVem(std::unique_ptr<Backend> node, bool profile)
+ClusterVem::ClusterVem(std::unique_ptr<Backend> node, bool profile, const OverlapOptions& overlap)
     : node_(std::move(node)), comm_(Comm::world()) {
   g_profile = profile;
+  // On one node there is no network latency to hide: Open MPI's shared-memory transport moves a
+  // large message inside the receiver's MPI calls, and a split costs a second node-VEM program
+  // per phase (README.md, Overlap). Every rank counts the same nodes.
+  split_.overlap = overlap.mode == "on" || (overlap.mode == "auto" && comm_.nodes() > 1);
+  split_.min_elements = std::max<int64_t>(0, overlap.min_elements);
   static bool registered = false;
   if (comm_.rank() == 0 && comm_.mpi() && !registered) {
     registered = true;
@@ -168,7 +174,7 @@ void ClusterVem::execute(const Program& program) {
 void ClusterVem::run(const Program& program, const std::vector<Base*>& scatter_list) {
   const int me = comm_.rank(), ranks = comm_.size();
   for (Base* b : scatter_list) scatter(*b);
-  FlushPlan plan = plan_flush(program, dir_, me, ranks);
+  FlushPlan plan = plan_flush(program, dir_, me, ranks, split_);
   if (me == 0) fallbacks_ += plan.fallbacks;
   std::exception_ptr error;
   int failed = ranks;
@@ -391,8 +397,11 @@ void ClusterVem::serve() {
 
 ComponentProbe probe_cluster() {
   const Comm& c = Comm::world();
-  return {true,
-          c.library() + ", " + std::to_string(c.size()) + (c.size() == 1 ? " rank" : " ranks"),
+  std::string where =
+      c.library() + ", " + std::to_string(c.size()) + (c.size() == 1 ? " rank" : " ranks");
+  if (c.size() > 1)
+    where += " on " + std::to_string(c.nodes()) + (c.nodes() == 1 ? " node" : " nodes");
+  return {true, where,
           c.mpi() ? "" : "under mpirun -np P each of the P ranks runs a piece of every flush"};
 }
 

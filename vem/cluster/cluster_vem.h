@@ -1,6 +1,7 @@
 // ClusterVem: the VEM over MPI ranks; rank 0 broadcasts each flush, every rank runs its part.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -27,10 +28,17 @@ namespace hassium::cluster {
 //  4. after each phase, every rank learns whether one failed; the first failing rank's error
 //     goes to rank 0, which throws it as the same kind of UserError; every rank drops the rest of
 //     the flush (its FREEs still honored).
+// [cluster] overlap and overlap_min_elements: `mode` auto splits phases (overlap) where the
+// ranks span more than one node (Comm::nodes(), the same on every rank), on always, off never.
+struct OverlapOptions {
+  std::string mode = "auto";
+  int64_t min_elements = 100000;
+};
+
 class ClusterVem : public Backend {
 public:
   // `node` runs each rank's local programs.
-  ClusterVem(std::unique_ptr<Backend> node, bool profile);
+  ClusterVem(std::unique_ptr<Backend> node, bool profile, const OverlapOptions& overlap = {});
   ~ClusterVem() override;
   std::string_view name() const override { return "cluster"; }
   void execute(const Program& program) override;
@@ -62,6 +70,7 @@ private:
   Comm& comm_;
   Directory dir_;
   std::unordered_map<uint64_t, Base*> by_id_; // ranks > 0
+  SplitPolicy split_;                         // from OverlapOptions, decided once
   uint64_t next_id_ = 1;
   int64_t fallbacks_ = 0;
 };

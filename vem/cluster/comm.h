@@ -38,6 +38,9 @@ public:
   static bool launched();
   int rank() const { return rank_; }
   int size() const { return size_; }
+  // The machines the ranks run on (ranks sharing memory: MPI_COMM_TYPE_SHARED), counted once
+  // at MPI initialization by a collective, so every rank knows the same number.
+  int nodes() const { return nodes_; }
   bool mpi() const { return mpi_; }
   // "Open MPI v4.1.4" (the library's version string, first line), or "no MPI launcher".
   std::string library() const;
@@ -79,7 +82,7 @@ private:
   struct Pending; // the requests in flight
   std::unique_ptr<Pending> pending_;
   bool mpi_ = false, finalized_ = false;
-  int rank_ = 0, size_ = 1;
+  int rank_ = 0, size_ = 1, nodes_ = 1;
 };
 
 } // namespace hassium::cluster

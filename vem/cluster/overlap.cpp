@@ -294,18 +294,20 @@ void append_rows(const Instruction& ins, int64_t a, int64_t b, std::vector<Instr
   }
 }
 
-PhaseSplit split_phase(const std::vector<LocalItem>& items, bool receives, const Directory& dir,
-                       int me, const std::unordered_set<const Base*>& settled) {
+PhaseSplit split_phase(const std::vector<LocalItem>& items, Wait wait, const Directory& dir, int me,
+                       const std::unordered_set<const Base*>& settled) {
   PhaseSplit s;
   for (const LocalItem& it : items)
     if (it.rows) s.elements += elements(it.ins, it.a, it.b);
-  if (!receives) {
+  if (wait != Wait::rows) {
+    Program& whole = wait == Wait::none ? s.before : s.after;
     for (const LocalItem& it : items) {
       if (it.rows)
-        append_rows(it.ins, it.a, it.b, s.before.instrs);
+        append_rows(it.ins, it.a, it.b, whole.instrs);
       else
-        s.before.instrs.push_back(it.ins);
+        whole.instrs.push_back(it.ins);
     }
+    if (wait == Wait::all) s.after_elements = s.elements;
     return s;
   }
   Splitter splitter(dir, me);

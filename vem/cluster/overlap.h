@@ -32,18 +32,25 @@ struct PhaseSplit {
   int64_t elements = 0;                            // output elements of all its rows
 };
 
-// Splits rank `me`'s items of a phase. Where the rank receives nothing (`receives` false) the
-// whole program runs before the wait. Otherwise, per instruction in order, the before part is
-// the largest interval of rows whose inputs the rank owns and that neither reads what an
-// earlier after part writes nor writes what an earlier after part reads or writes (so moving
-// the after parts behind the before parts keeps every value); the rest of the rows, and FREE and
-// SYNC, go after. A reduction's piece keeps min_rows rows; where the vector loop of an inexact
+// Where a rank's local program of a phase runs relative to the wait for its messages.
+enum class Wait : uint8_t {
+  none, // the rank receives nothing: all of it before the wait
+  all,  // it receives, unsplit (overlap off, a small phase): all of it after the wait
+  rows, // it receives, split: the rows that need no remote element before the wait
+};
+
+// Splits rank `me`'s items of a phase. Wait::none: the whole program runs before the wait;
+// Wait::all: after it (before_elements 0). Wait::rows: per instruction in order, the before
+// part is the largest interval of rows whose inputs the rank owns and that neither reads what
+// an earlier after part writes nor writes what an earlier after part reads or writes (so moving
+// the after parts behind the before parts keeps every value); the rest of the rows, and FREE
+// and SYNC, go after. A reduction's piece keeps min_rows rows; where the vector loop of an inexact
 // operation (sin, exp, ...) could run over the cut, it falls on 64-element multiples of the
 // view. A temporary the phase creates and FREEs, accessed through one view by instructions cut
 // alike, is FREEd at the end of the before part (the node VEM can keep contracting it) and the
 // after part uses a base of its own; bases in `settled` (exchanged in the phase, used in an
 // earlier one) never are.
-PhaseSplit split_phase(const std::vector<LocalItem>& items, bool receives, const Directory& dir,
-                       int me, const std::unordered_set<const Base*>& settled);
+PhaseSplit split_phase(const std::vector<LocalItem>& items, Wait wait, const Directory& dir, int me,
+                       const std::unordered_set<const Base*>& settled);
 
 } // namespace hassium::cluster

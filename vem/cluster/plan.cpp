@@ -49,7 +49,10 @@ Opcode combine_op(Opcode reduce) {
 
 class Planner {
 public:
-  Planner(Directory& dir, int me, int ranks) : dir_(dir), me_(me), ranks_(ranks) { cur_ = fresh(); }
+  Planner(Directory& dir, int me, int ranks, const SplitPolicy& split)
+      : dir_(dir), me_(me), ranks_(ranks), split_(split) {
+    cur_ = fresh();
+  }
 
   FlushPlan run(const Program& program) {
     for (const Instruction& ins : program.instrs) dispatch(ins);
@@ -91,7 +94,11 @@ private:
           for (const Piece& p : l) settled.insert(p.base);
         }
       for (const Sync& s : cur_.syncs) settled.insert(s.base);
-      PhaseSplit split = split_phase(local_, receives && ranks_ > 1, dir_, me_, settled);
+      // Split where it can pay: overlap chosen, and enough work per rank to hide anything
+      // (the phase's elements over all ranks: every rank decides alike).
+      const bool rows = split_.overlap && phase_elements_ / ranks_ >= split_.min_elements;
+      const Wait wait = !receives || ranks_ == 1 ? Wait::none : rows ? Wait::rows : Wait::all;
+      PhaseSplit split = split_phase(local_, wait, dir_, me_, settled);
       cur_.before = std::move(split.before);
       cur_.after = std::move(split.after);
       cur_.before_elements = split.before_elements;
@@ -103,6 +110,7 @@ private:
       plan_.phases.push_back(std::move(cur_));
     }
     items_ = 0;
+    phase_elements_ = 0;
     cur_ = fresh();
     local_.clear();
     written_.clear();
@@ -206,6 +214,7 @@ private:
     for (const auto& n : needs) conflict = conflict || written_.count(n.second.second->base.get());
     if (conflict) close();
     ++items_;
+    phase_elements_ += out.size();
     for (const auto& [to, sv] : needs) need(cur_.in, cur_.out, to, sv.first, *sv.second);
     const auto [a, b] = (*rows)[size_t(me_)];
     if (a < b) local_.push_back({ins, true, a, b, min_rows});
@@ -311,13 +320,15 @@ private:
 
   Directory& dir_;
   int me_, ranks_;
+  SplitPolicy split_;
   FlushPlan plan_;
   Phase cur_;
   std::vector<LocalItem> local_; // this rank's part of the phase at hand
   std::unordered_set<const Base*> written_, syncing_;
   std::unordered_set<const Base*> used_; // by this rank's earlier phases
   uint64_t next_temp_ = kTemporaryIds;
-  int64_t items_ = 0; // instructions placed in the phase at hand, on any rank
+  int64_t items_ = 0;          // instructions placed in the phase at hand, on any rank
+  int64_t phase_elements_ = 0; // their output elements, all ranks' rows
 };
 } // namespace
 
@@ -369,8 +380,9 @@ Dist aligned_dist(const Base& base, const Program& program, const std::vector<co
   return d;
 }
 
-FlushPlan plan_flush(const Program& program, Directory& dir, int me, int ranks) {
-  return Planner(dir, me, ranks).run(program);
+FlushPlan plan_flush(const Program& program, Directory& dir, int me, int ranks,
+                     const SplitPolicy& split) {
+  return Planner(dir, me, ranks, split).run(program);
 }
 
 } // namespace hassium::cluster
