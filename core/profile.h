@@ -56,6 +56,10 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   X(cluster_collectives, int64_t, "cluster collectives (all ranks)")                               \
   X(cluster_fallbacks, int64_t, "cluster instructions run on rank 0 (not distributed)")            \
   X(cluster_wait_seconds, double, "cluster time waiting for messages, all ranks (s)")              \
+  X(cluster_overlap_elements, int64_t, "cluster elements computed while messages travel")          \
+  X(cluster_boundary_elements, int64_t, "cluster elements computed after the wait")                \
+  X(cluster_ready_exchanges, int64_t, "cluster exchanges complete when the overlap ended")         \
+  X(cluster_local_elements, int64_t, "cluster elements computed by the ranks' local programs")     \
   X(fuse_seconds, double, "fusion time (s)")                                                       \
   X(compile_seconds, double, "compile time (s)")                                                   \
   X(background_compile_seconds, double, "background compile time (s)")                             \

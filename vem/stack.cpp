@@ -76,7 +76,11 @@ std::unique_ptr<Backend> make_node_vem(std::unique_ptr<Engine> engine, const Sta
 #ifdef HASSIUM_HAVE_CLUSTER
 // Rank 0 gets the cluster VEM; every other rank serves rank 0's flushes and ends there.
 std::unique_ptr<Backend> make_cluster_vem(std::unique_ptr<Engine> engine, const StackOptions& o) {
-  auto vem = std::make_unique<cluster::ClusterVem>(make_node_vem(std::move(engine), o), o.profile);
+  cluster::OverlapOptions overlap;
+  overlap.mode = o.cluster_overlap;
+  overlap.min_elements = o.cluster_overlap_min_elements;
+  auto vem = std::make_unique<cluster::ClusterVem>(make_node_vem(std::move(engine), o), o.profile,
+                                                   overlap);
   if (cluster::Comm::world().rank() != 0) vem->serve();
   return vem;
 }
@@ -176,6 +180,8 @@ StackOptions StackOptions::from_config(const Config& config) {
   o.memory.enabled = config.get_bool("memory", "pool");
   o.memory.cap_bytes = size_t(std::max<int64_t>(0, config.get_int("memory", "pool_cap_mb"))) << 20;
   o.memory.huge_pages = config.get_bool("memory", "huge_pages");
+  o.cluster_overlap = config.choice("cluster", "overlap");
+  o.cluster_overlap_min_elements = config.get_int("cluster", "overlap_min_elements");
   o.profile = config.get_bool("profile", "enabled");
   o.dot_dir = config.get_string("profile", "dot_dir");
   return o;
@@ -208,6 +214,18 @@ void install_stack(const StackOptions& options, Runtime& runtime) {
 void install_stack() {
   publish_builtin_registries();
   install_stack(StackOptions::from_config(*Config::global()));
+}
+
+void serve_cluster_ranks() {
+#ifdef HASSIUM_HAVE_CLUSTER
+  if (!cluster::Comm::launched() || Runtime::instance().installed()) return;
+  publish_builtin_registries();
+  const StackOptions options = StackOptions::from_config(*Config::global());
+  if (options.vem != "cluster") return;
+  const cluster::Comm& comm = cluster::Comm::world(); // MPI_Init
+  if (comm.rank() == 0 || comm.size() == 1) return;
+  install_stack(options); // serves; does not return
+#endif
 }
 
 } // namespace hassium

@@ -2,6 +2,7 @@
 // Runtime; and the registries of every component this library has, published for the config.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -35,6 +36,10 @@ struct StackOptions {
   std::string opencl_device;
   bool gpu_fallback_cpu = true; // no usable device: the CPU engine (else the error)
   MemoryPoolOptions memory;
+  // The cluster VEM ([cluster]): overlap (auto, on, off) and the phase size below which a
+  // phase's local program is not split at the wait (vem/cluster/README.md, Overlap).
+  std::string cluster_overlap = "auto";
+  int64_t cluster_overlap_min_elements = 100000;
   bool profile = false;
   std::string dot_dir; // [profile] dot_dir: each flush's WSP graph as .dot; empty = off
 
@@ -76,5 +81,10 @@ Stack build_stack(const StackOptions& options);
 void install_stack(const StackOptions& options, Runtime& runtime = Runtime::instance());
 // The same from Config::global(): what frontends call once at start-up.
 void install_stack();
+// Ranks > 0 of an `mpirun -np P` launch (P > 1) whose configured VEM is cluster: installs the
+// stack, which serves rank 0's flushes and ends the process. Returns on rank 0, without an MPI
+// launcher, with another VEM, or when a stack is installed already. The C++ API calls it before
+// main (bridge/cxx), so those ranks never run the program.
+void serve_cluster_ranks();
 
 } // namespace hassium

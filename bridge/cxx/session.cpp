@@ -2,6 +2,8 @@
 // with loop-aligned flushes past the threshold, sync, and the stack installed on first use.
 #include "bridge/cxx/session.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <atomic>
 #include <mutex>
@@ -159,6 +161,19 @@ void* sync(const node& n, bool for_write) {
   }
   if (for_write) ++b.base->host_writes; // the caller writes it: an engine's device copy is stale
   return b.base->data;
+}
+
+int serve_cluster_ranks() noexcept {
+  // A Python process (an extension built on this API, imported): `import hassium` serves.
+  using IsInitialized = int (*)();
+  if (auto f = reinterpret_cast<IsInitialized>(dlsym(RTLD_DEFAULT, "Py_IsInitialized")); f && f())
+    return 0;
+  try {
+    hassium::serve_cluster_ranks();
+  } catch (const std::exception&) {
+    // A configuration error: main's first array operation reports it.
+  }
+  return 0;
 }
 
 void flush() {

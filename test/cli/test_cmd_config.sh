@@ -65,6 +65,11 @@ out=$(run 2>&1) || rc=$?
 [[ $rc == 1 ]] || fail "kernel_cache: expected exit 1, got $rc"
 expect_line "$out" "hassium: error: unknown \[cpu\] kernel_cache 'sometimes' \(from $tmp/\.config/hassium/config\.ini:2\); valid: none, memory, disk"
 rm "$tmp/.config/hassium/config.ini"
+# A fixed choice: [cluster] overlap.
+rc=0
+out=$(run HASSIUM_CLUSTER_OVERLAP=sometimes 2>&1) || rc=$?
+[[ $rc == 1 ]] || fail "cluster overlap: expected exit 1, got $rc"
+expect_line "$out" "hassium: error: unknown \[cluster\] overlap 'sometimes' \(from env HASSIUM_CLUSTER_OVERLAP\); valid: auto, on, off"
 
 # --doc: every key; a component key lists the components built in, each with its doc.
 out=$(env -i PATH="$PATH" HOME="$tmp" "$hassium" config --doc 2>&1) || fail "config --doc exited non-zero: $out"
@@ -77,6 +82,7 @@ expect_line "$out" "stack\.filters  component_list \(expand_power, .*trace\), .*
 expect_line "$out" "fuser\.algorithm  component \(singleton, linear, unintrusive, greedy, optimal\), .*"
 expect_line "$out" "cpu\.wait_policy  component \(passive, active\), .*"
 expect_line "$out" "python\.scalar_reads  choice \(flush\|lazy\), .*"
+expect_line "$out" "cluster\.overlap  choice \(auto\|on\|off\), default 'auto', env HASSIUM_CLUSTER_OVERLAP"
 if grep -qiE "mesh" <<<"$out"; then fail "--doc offers a component not built in: $(grep -iE 'mesh' <<<"$out")"; fi
 
 [[ $failures == 0 ]] && echo "all hassium config tests passed"

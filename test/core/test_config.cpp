@@ -215,6 +215,9 @@ TEST_CASE("bad values name the key, the value and where it came from") {
   CHECK(with_env("HASSIUM_PYTHON_SCALAR_READS", "eager") ==
         "unknown [python] scalar_reads 'eager' (from env HASSIUM_PYTHON_SCALAR_READS); valid: "
         "flush, lazy");
+  CHECK(with_env("HASSIUM_CLUSTER_OVERLAP", "yes") ==
+        "unknown [cluster] overlap 'yes' (from env HASSIUM_CLUSTER_OVERLAP); valid: auto, on, "
+        "off");
   publish_test_engines();
   CHECK(with_env("HASSIUM_STACK_ENGINE", "cuda") ==
         "unknown [stack] engine 'cuda' (from env HASSIUM_STACK_ENGINE); valid: cpu");
@@ -233,8 +236,10 @@ TEST_CASE("bad values name the key, the value and where it came from") {
         "[memory] pool '2' (from /etc/h.ini:3) is not a bool; valid: true, 1, yes, on, false, "
         "0, no, off");
   CHECK(with_file("[cpu]\nthreads = 2\n[fusr]\nalgorithm = greedy\n") ==
-        "/etc/h.ini:3: unknown section [fusr]; valid: stack, filters, fuser, cpu, gpu, cuda, "
-        "memory, python, cxx, profile");
+        "/etc/h.ini:3: unknown section [fusr]; valid: stack, filters, cluster, fuser, cpu, gpu, "
+        "cuda, memory, python, cxx, profile");
+  CHECK(with_file("[cluster]\noverlap = always\n") ==
+        "unknown [cluster] overlap 'always' (from /etc/h.ini:2); valid: auto, on, off");
   CHECK(with_file("[memory]\npool = true\npool_cap = 1\n") ==
         "/etc/h.ini:3: unknown key 'pool_cap' in [memory]; valid: pool, pool_cap_mb, huge_pages");
   CHECK(with_file("threads = 1\n[cpu]\n") == "/etc/h.ini:1: key 'threads' comes before any "
@@ -242,8 +247,8 @@ TEST_CASE("bad values name the key, the value and where it came from") {
   CHECK(with_file("[cpu]\nthreads 1\n") == "/etc/h.ini:2: '=' character not found in line");
   CHECK(with_file("[cpu]\nthreads = 1\nthreads = 2\n") == "/etc/h.ini:3: duplicate key name");
   CHECK(with_file("[empty]\n[cpu]\n") ==
-        "/etc/h.ini:1: unknown section [empty]; valid: stack, filters, fuser, cpu, gpu, cuda, "
-        "memory, python, cxx, profile");
+        "/etc/h.ini:1: unknown section [empty]; valid: stack, filters, cluster, fuser, cpu, gpu, "
+        "cuda, memory, python, cxx, profile");
 }
 
 TEST_CASE("choice() checks a registry's names") {

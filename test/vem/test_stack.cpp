@@ -163,14 +163,19 @@ TEST_CASE("the stack options follow the configuration") {
   CHECK(o.cpu.cache == KernelCacheMode::DISK);
   CHECK(o.cpu.wait_policy == WaitPolicy::PASSIVE);
   CHECK(o.cpu.blas == cpu::BlasChoice::AUTO);
+  CHECK(o.cluster_overlap == "auto");
+  CHECK(o.cluster_overlap_min_elements == 100000);
   auto other = Config::from_text("[fuser]\ncache = disk\n[cpu]\nkernel_cache = none\n"
-                                 "wait_policy = active\nblas = linked\n",
+                                 "wait_policy = active\nblas = linked\n"
+                                 "[cluster]\noverlap = off\noverlap_min_elements = 0\n",
                                  "test.ini", Environment{{"HOME", "/home/test"}});
   StackOptions p = StackOptions::from_config(other);
   CHECK(p.merge_cache == MergeCacheMode::DISK);
   CHECK(p.cpu.cache == KernelCacheMode::NONE);
   CHECK(p.cpu.wait_policy == WaitPolicy::ACTIVE);
   CHECK(p.cpu.blas == cpu::BlasChoice::LINKED);
+  CHECK(p.cluster_overlap == "off");
+  CHECK(p.cluster_overlap_min_elements == 0);
 }
 
 TEST_CASE("debug builds verify each instruction as it is recorded") {

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -87,9 +88,14 @@ std::string encode_error(std::exception_ptr e) {
 }
 } // namespace
 
-ClusterVem::ClusterVem(std::unique_ptr<Backend> node, bool profile)
+ClusterVem::ClusterVem(std::unique_ptr<Backend> node, bool profile, const OverlapOptions& overlap)
     : node_(std::move(node)), comm_(Comm::world()) {
   g_profile = profile;
+  // On one node there is no network latency to hide: Open MPI's shared-memory transport moves a
+  // large message inside the receiver's MPI calls, and a split costs a second node-VEM program
+  // per phase (README.md, Overlap). Every rank counts the same nodes.
+  split_.overlap = overlap.mode == "on" || (overlap.mode == "auto" && comm_.nodes() > 1);
+  split_.min_elements = std::max<int64_t>(0, overlap.min_elements);
   static bool registered = false;
   if (comm_.rank() == 0 && comm_.mpi() && !registered) {
     registered = true;
@@ -168,19 +174,32 @@ void ClusterVem::execute(const Program& program) {
 void ClusterVem::run(const Program& program, const std::vector<Base*>& scatter_list) {
   const int me = comm_.rank(), ranks = comm_.size();
   for (Base* b : scatter_list) scatter(*b);
-  FlushPlan plan = plan_flush(program, dir_, me, ranks);
+  FlushPlan plan = plan_flush(program, dir_, me, ranks, split_);
   if (me == 0) fallbacks_ += plan.fallbacks;
   std::exception_ptr error;
   int failed = ranks;
   size_t at = 0;
   for (; at < plan.phases.size(); ++at) {
     Phase& phase = plan.phases[at];
-    exchange(phase.in, phase.out);
+    // The messages travel while the rows that need none of them run (vem/cluster/overlap.h).
+    Exchange x = post(phase.in, phase.out);
     try {
-      if (!phase.local.instrs.empty()) node_->execute(phase.local);
+      if (!phase.before.instrs.empty()) node_->execute(phase.before);
     } catch (const std::exception&) {
       error = std::current_exception();
     }
+    if (!x.recv_bufs.empty()) {
+      comm_.counters.overlap_elements += phase.before_elements;
+      comm_.counters.ready_exchanges += comm_.test() ? 1 : 0;
+    }
+    finish(x, phase.in);
+    try {
+      if (!error && !phase.after.instrs.empty()) node_->execute(phase.after);
+    } catch (const std::exception&) {
+      error = std::current_exception();
+    }
+    if (!x.recv_bufs.empty()) comm_.counters.boundary_elements += phase.after_elements;
+    comm_.counters.local_elements += phase.elements;
     failed = comm_.min(error ? me : ranks);
     if (failed < ranks) break;
     exchange(phase.post_in, phase.post_out);
@@ -188,9 +207,10 @@ void ClusterVem::run(const Program& program, const std::vector<Base*>& scatter_l
   }
   for (const BasePtr& t : plan.temporaries) dir_.erase(t.get());
   if (failed < ranks) {
-    for (size_t j = at + 1; j < plan.phases.size(); ++j)
-      for (const Instruction& ins : plan.phases[j].local.instrs)
-        if (ins.op == Opcode::FREE) ins.out().base->release_memory();
+    for (size_t j = at; j < plan.phases.size(); ++j) // (the failing phase's after part, too)
+      for (const Program* part : {&plan.phases[j].before, &plan.phases[j].after})
+        for (const Instruction& ins : part->instrs)
+          if (ins.op == Opcode::FREE) ins.out().base->release_memory();
     if (me == failed && me != 0) comm_.send_text(encode_error(error), 0);
     if (me == 0) {
       if (failed == 0) std::rethrow_exception(error);
@@ -217,41 +237,54 @@ void ClusterVem::run(const Program& program, const std::vector<Base*>& scatter_l
   }
 }
 
-void ClusterVem::exchange(const std::vector<std::vector<Piece>>& in,
-                          const std::vector<std::vector<Piece>>& out) {
-  if (comm_.size() == 1) return;
-  std::vector<std::vector<char>> send_bufs(out.size()), recv_bufs(in.size());
+ClusterVem::Exchange ClusterVem::post(const std::vector<std::vector<Piece>>& in,
+                                      const std::vector<std::vector<Piece>>& out) {
+  Exchange x;
+  if (comm_.size() == 1) return x;
   std::vector<Message> sends, recvs;
   for (size_t q = 0; q < out.size(); ++q) {
     if (out[q].empty()) continue;
     size_t n = 0;
     for (const Piece& p : out[q]) n += bytes(p);
-    send_bufs[q].resize(n);
-    char* dst = send_bufs[q].data();
+    std::vector<char>& buf = x.send_bufs.emplace_back(n);
+    char* dst = buf.data();
     for (const Piece& p : out[q]) {
       ensure_data(*p.base);
       std::memcpy(dst, at(p), bytes(p));
       dst += bytes(p);
     }
-    sends.push_back({int(q), send_bufs[q].data(), n});
+    sends.push_back({int(q), buf.data(), n});
   }
   for (size_t q = 0; q < in.size(); ++q) {
     if (in[q].empty()) continue;
     size_t n = 0;
     for (const Piece& p : in[q]) n += bytes(p);
-    recv_bufs[q].resize(n);
-    recvs.push_back({int(q), recv_bufs[q].data(), n});
+    std::vector<char>& buf = x.recv_bufs.emplace_back(n);
+    x.recv_from.push_back(q);
+    recvs.push_back({int(q), buf.data(), n});
   }
-  comm_.exchange(sends, recvs);
-  for (size_t q = 0; q < in.size(); ++q) {
-    const char* src = recv_bufs[q].data();
-    for (const Piece& p : in[q]) {
+  comm_.post(sends, recvs);
+  return x;
+}
+
+void ClusterVem::finish(Exchange& x, const std::vector<std::vector<Piece>>& in) {
+  if (comm_.size() == 1) return;
+  comm_.wait();
+  for (size_t i = 0; i < x.recv_bufs.size(); ++i) {
+    const char* src = x.recv_bufs[i].data();
+    for (const Piece& p : in[x.recv_from[i]]) {
       ensure_data(*p.base);
       std::memcpy(at(p), src, bytes(p));
       src += bytes(p);
       ++p.base->host_writes; // an engine with a device copy uploads again
     }
   }
+}
+
+void ClusterVem::exchange(const std::vector<std::vector<Piece>>& in,
+                          const std::vector<std::vector<Piece>>& out) {
+  Exchange x = post(in, out);
+  finish(x, in);
 }
 
 void ClusterVem::gather(const Sync& s) {
@@ -298,6 +331,10 @@ void ClusterVem::add_counters(ProfileCounters& c) const {
     c.cluster_program_bytes += k.program_bytes;
     c.cluster_collectives += k.collectives;
     c.cluster_wait_seconds += k.wait_seconds;
+    c.cluster_overlap_elements += k.overlap_elements;
+    c.cluster_boundary_elements += k.boundary_elements;
+    c.cluster_ready_exchanges += k.ready_exchanges;
+    c.cluster_local_elements += k.local_elements;
   }
   c.cluster_ranks = comm_.size();
   c.cluster_fallbacks += fallbacks_;
@@ -360,8 +397,11 @@ void ClusterVem::serve() {
 
 ComponentProbe probe_cluster() {
   const Comm& c = Comm::world();
-  return {true,
-          c.library() + ", " + std::to_string(c.size()) + (c.size() == 1 ? " rank" : " ranks"),
+  std::string where =
+      c.library() + ", " + std::to_string(c.size()) + (c.size() == 1 ? " rank" : " ranks");
+  if (c.size() > 1)
+    where += " on " + std::to_string(c.nodes()) + (c.nodes() == 1 ? " node" : " nodes");
+  return {true, where,
           c.mpi() ? "" : "under mpirun -np P each of the P ranks runs a piece of every flush"};
 }
 
@@ -383,11 +423,14 @@ void shutdown_cluster() {
         std::fprintf(stderr,
                      "hassium cluster rank %zu: sent %lld bytes in %lld messages, received %lld "
                      "bytes in %lld messages, %lld programs (%lld bytes), %lld collectives, "
-                     "waited %.6f s\n",
+                     "waited %.6f s; %lld elements computed, %lld before waits, %lld after, "
+                     "%lld exchanges ready before the wait\n",
                      r, (long long)all[r].bytes_sent, (long long)all[r].messages_sent,
                      (long long)all[r].bytes_received, (long long)all[r].messages_received,
                      (long long)all[r].programs, (long long)all[r].program_bytes,
-                     (long long)all[r].collectives, all[r].wait_seconds);
+                     (long long)all[r].collectives, all[r].wait_seconds,
+                     (long long)all[r].local_elements, (long long)all[r].overlap_elements,
+                     (long long)all[r].boundary_elements, (long long)all[r].ready_exchanges);
     }
     WireWriter w;
     w.put(Command::SHUTDOWN);

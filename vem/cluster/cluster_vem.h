@@ -1,6 +1,7 @@
 // ClusterVem: the VEM over MPI ranks; rank 0 broadcasts each flush, every rank runs its part.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -20,16 +21,24 @@ namespace hassium::cluster {
 //     MPI_Scatterv;
 // then on every rank (the others in serve()):
 //  3. plans the flush (plan.h: the same phases on every rank) and runs each phase: its
-//     exchanges (one message per rank pair, all posted together), the rank's local program
-//     through the node VEM (fusion, contraction, the engine), a fallback's write-back, the SYNC
+//     exchanges (one message per rank pair, all posted together), while they travel the rows of
+//     the rank's local program that need none of them, then the wait and the other rows (both
+//     through the node VEM: fusion, contraction, the engine), a fallback's write-back, the SYNC
 //     gathers to rank 0 (MPI_Gatherv);
 //  4. after each phase, every rank learns whether one failed; the first failing rank's error
 //     goes to rank 0, which throws it as the same kind of UserError; every rank drops the rest of
 //     the flush (its FREEs still honored).
+// [cluster] overlap and overlap_min_elements: `mode` auto splits phases (overlap) where the
+// ranks span more than one node (Comm::nodes(), the same on every rank), on always, off never.
+struct OverlapOptions {
+  std::string mode = "auto";
+  int64_t min_elements = 100000;
+};
+
 class ClusterVem : public Backend {
 public:
   // `node` runs each rank's local programs.
-  ClusterVem(std::unique_ptr<Backend> node, bool profile);
+  ClusterVem(std::unique_ptr<Backend> node, bool profile, const OverlapOptions& overlap = {});
   ~ClusterVem() override;
   std::string_view name() const override { return "cluster"; }
   void execute(const Program& program) override;
@@ -43,6 +52,14 @@ public:
 private:
   void register_bases(const Program& program, WireWriter& w, std::vector<Base*>& scatter);
   void run(const Program& program, const std::vector<Base*>& scatter);
+  // One phase's messages: post() packs and posts them, finish() waits and unpacks what came.
+  struct Exchange {
+    std::vector<std::vector<char>> send_bufs, recv_bufs;
+    std::vector<size_t> recv_from; // the rank of each receive buffer
+  };
+  Exchange post(const std::vector<std::vector<Piece>>& in,
+                const std::vector<std::vector<Piece>>& out);
+  void finish(Exchange& x, const std::vector<std::vector<Piece>>& in);
   void exchange(const std::vector<std::vector<Piece>>& in,
                 const std::vector<std::vector<Piece>>& out);
   void gather(const Sync& sync);
@@ -53,6 +70,7 @@ private:
   Comm& comm_;
   Directory dir_;
   std::unordered_map<uint64_t, Base*> by_id_; // ranks > 0
+  SplitPolicy split_;                         // from OverlapOptions, decided once
   uint64_t next_id_ = 1;
   int64_t fallbacks_ = 0;
 };

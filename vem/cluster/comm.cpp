@@ -50,6 +50,16 @@ bool fits_int(const std::vector<int64_t>& v) {
 }
 } // namespace
 
+struct Comm::Pending {
+  std::vector<MPI_Request> requests;
+};
+
+Comm::~Comm() = default;
+
+bool Comm::launched() {
+  return launched_by_mpi();
+}
+
 Comm& Comm::world() {
   static Comm comm;
   return comm;
@@ -68,6 +78,16 @@ Comm::Comm() {
   mpi_ = true;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  if (size_ == 1) return;
+  // The nodes: one leader (node rank 0) per group of ranks that share memory, summed.
+  MPI_Comm node;
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
+        "MPI_Comm_split_type");
+  int node_rank = 0;
+  MPI_Comm_rank(node, &node_rank);
+  MPI_Comm_free(&node);
+  const int leader = node_rank == 0 ? 1 : 0;
+  check(MPI_Allreduce(&leader, &nodes_, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
 }
 
 std::string Comm::library() const {
@@ -92,9 +112,16 @@ void Comm::broadcast(std::vector<char>& bytes) {
 }
 
 void Comm::exchange(const std::vector<Message>& sends, const std::vector<Message>& recvs) {
+  post(sends, recvs);
+  wait();
+}
+
+void Comm::post(const std::vector<Message>& sends, const std::vector<Message>& recvs) {
+  if (!pending_) pending_ = std::make_unique<Pending>();
+  std::vector<MPI_Request>& requests = pending_->requests;
+  HS_INTERNAL_ASSERT(requests.empty()) << "cluster: an exchange is already in flight";
   if (sends.empty() && recvs.empty()) return;
-  std::vector<MPI_Request> requests;
-  auto post = [&](const Message& m, bool send) {
+  auto put = [&](const Message& m, bool send) {
     const size_t pieces = std::max<size_t>(1, (m.bytes + kPiece - 1) / kPiece);
     for (size_t piece = 0; piece < pieces; ++piece) {
       MPI_Request r;
@@ -107,17 +134,34 @@ void Comm::exchange(const std::vector<Message>& sends, const std::vector<Message
     }
   };
   for (const Message& m : recvs) {
-    post(m, false);
+    put(m, false);
     ++counters.messages_received;
     counters.bytes_received += int64_t(m.bytes);
   }
   for (const Message& m : sends) {
-    post(m, true);
+    put(m, true);
     ++counters.messages_sent;
     counters.bytes_sent += int64_t(m.bytes);
   }
+  test();
+}
+
+bool Comm::test() {
+  if (!pending_ || pending_->requests.empty()) return true;
+  std::vector<MPI_Request>& requests = pending_->requests;
+  int done = 0;
+  check(MPI_Testall(int(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),
+        "MPI_Testall");
+  if (done) requests.clear();
+  return done != 0;
+}
+
+void Comm::wait() {
+  if (!pending_ || pending_->requests.empty()) return;
+  std::vector<MPI_Request>& requests = pending_->requests;
   WaitTimer t(counters);
   check(MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  requests.clear();
 }
 
 void Comm::gather(void* buf, size_t elem, const std::vector<int64_t>& counts,

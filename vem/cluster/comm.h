@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,10 @@ struct CommCounters {
   int64_t program_bytes = 0, programs = 0;          // flushed programs broadcast by rank 0
   int64_t collectives = 0;                          // error checks and the like (no payload)
   double wait_seconds = 0;                          // inside MPI waits and collectives
+  // Phases that receive: output elements computed before the wait (overlapped with the
+  // messages) and after it, and the exchanges whose messages had all arrived when the work
+  // before the wait ended; and the output elements of every phase's local program.
+  int64_t overlap_elements = 0, boundary_elements = 0, ready_exchanges = 0, local_elements = 0;
 };
 
 // One message of an exchange: `bytes` at `data` to or from `peer`.
@@ -29,8 +34,13 @@ struct Message {
 class Comm {
 public:
   static Comm& world();
+  // Started by an MPI launcher (its variables set); calls nothing of MPI.
+  static bool launched();
   int rank() const { return rank_; }
   int size() const { return size_; }
+  // The machines the ranks run on (ranks sharing memory: MPI_COMM_TYPE_SHARED), counted once
+  // at MPI initialization by a collective, so every rank knows the same number.
+  int nodes() const { return nodes_; }
   bool mpi() const { return mpi_; }
   // "Open MPI v4.1.4" (the library's version string, first line), or "no MPI launcher".
   std::string library() const;
@@ -40,6 +50,13 @@ public:
   // Posts every receive and send at once (MPI_Irecv/MPI_Isend, big messages in pieces) and
   // waits for all of them.
   void exchange(const std::vector<Message>& sends, const std::vector<Message>& recvs);
+  // The same in steps (one exchange in flight at a time): post() posts them, then calls
+  // MPI_Testall once (Open MPI moves messages inside its calls); test() says whether all have
+  // completed (MPI_Testall); wait() waits for the rest. The buffers stay the caller's until
+  // wait() returns.
+  void post(const std::vector<Message>& sends, const std::vector<Message>& recvs);
+  bool test();
+  void wait();
   // MPI_Gatherv into rank 0's `buf` (rank r's part at displs[r] elements, counts[r] elements
   // of `elem` bytes; rank r sends from its own `buf` at displs[r]); scatter: the reverse.
   void gather(void* buf, size_t elem, const std::vector<int64_t>& counts,
@@ -61,8 +78,11 @@ public:
 
 private:
   Comm();
+  ~Comm();
+  struct Pending; // the requests in flight
+  std::unique_ptr<Pending> pending_;
   bool mpi_ = false, finalized_ = false;
-  int rank_ = 0, size_ = 1;
+  int rank_ = 0, size_ = 1, nodes_ = 1;
 };
 
 } // namespace hassium::cluster

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/sync_span.h"
+#include "vem/cluster/overlap.h"
 
 namespace hassium::cluster {
 
@@ -46,15 +47,12 @@ Opcode combine_op(Opcode reduce) {
   return reduce;
 }
 
-int64_t row_elements(const View& v) {
-  int64_t n = 1;
-  for (int d = 1; d < v.ndim(); ++d) n *= v.shape[size_t(d)];
-  return n;
-}
-
 class Planner {
 public:
-  Planner(Directory& dir, int me, int ranks) : dir_(dir), me_(me), ranks_(ranks) { cur_ = fresh(); }
+  Planner(Directory& dir, int me, int ranks, const SplitPolicy& split)
+      : dir_(dir), me_(me), ranks_(ranks), split_(split) {
+    cur_ = fresh();
+  }
 
   FlushPlan run(const Program& program) {
     for (const Instruction& ins : program.instrs) dispatch(ins);
@@ -87,9 +85,34 @@ private:
   void close() {
     // Every rank keeps the same phases (each ends with a collective), so what counts is what
     // any rank does in it, not this rank's part.
-    if (items_) plan_.phases.push_back(std::move(cur_));
+    if (items_) {
+      bool receives = false;
+      std::unordered_set<const Base*> settled = used_;
+      for (auto* lists : {&cur_.in, &cur_.out, &cur_.post_in, &cur_.post_out})
+        for (const auto& l : *lists) {
+          receives = receives || (lists == &cur_.in && !l.empty());
+          for (const Piece& p : l) settled.insert(p.base);
+        }
+      for (const Sync& s : cur_.syncs) settled.insert(s.base);
+      // Split where it can pay: overlap chosen, and enough work per rank to hide anything
+      // (the phase's elements over all ranks: every rank decides alike).
+      const bool rows = split_.overlap && phase_elements_ / ranks_ >= split_.min_elements;
+      const Wait wait = !receives || ranks_ == 1 ? Wait::none : rows ? Wait::rows : Wait::all;
+      PhaseSplit split = split_phase(local_, wait, dir_, me_, settled);
+      cur_.before = std::move(split.before);
+      cur_.after = std::move(split.after);
+      cur_.before_elements = split.before_elements;
+      cur_.after_elements = split.after_elements;
+      cur_.elements = split.elements;
+      for (const LocalItem& it : local_)
+        for (size_t k = 0; k < it.ins.operands.size(); ++k)
+          if (it.ins.is_view(k)) used_.insert(it.ins.view(k).base.get());
+      plan_.phases.push_back(std::move(cur_));
+    }
     items_ = 0;
+    phase_elements_ = 0;
     cur_ = fresh();
+    local_.clear();
     written_.clear();
     syncing_.clear();
   }
@@ -123,12 +146,12 @@ private:
     if (ins.op == Opcode::FREE) {
       if (syncing_.count(ins.out().base.get())) close();
       ++items_;
-      cur_.local.instrs.push_back(ins);
+      local_.push_back({ins});
       return;
     }
     if (ins.op == Opcode::SYNC) {
       ++items_;
-      if (me_ == 0) cur_.local.instrs.push_back(ins);
+      if (me_ == 0) local_.push_back({ins});
       cur_.syncs.push_back(sync_of(ins));
       if (!cur_.syncs.back().whole()) plan_.partial_syncs.insert(&ins);
       syncing_.insert(ins.out().base.get());
@@ -139,30 +162,30 @@ private:
     const OpInfo& info = ins.info();
     switch (info.family) {
     case Family::ELEMENTWISE:
-      return place(ins, 0, 1);
+      return place(ins, 1);
     case Family::REDUCTION:
-      return ins.axis() == 0 ? reduce_axis0(ins) : place(ins, 0, kMinRows);
+      return ins.axis() == 0 ? reduce_axis0(ins) : place(ins, kMinRows);
     case Family::SCAN:
-      return ins.axis() == 0 ? fallback(ins) : place(ins, 0, kMinRows);
+      return ins.axis() == 0 ? fallback(ins) : place(ins, kMinRows);
     case Family::GENERATOR:
       if (ins.op == Opcode::RANGE && is_float(ins.out().dtype())) {
         // float(i) + float(first) is float(i + first) while every position is exact.
         const int bits = ins.out().dtype() == DType::FLOAT32 ? 24 : 53;
         if (ins.out().size() > (int64_t(1) << bits)) return fallback(ins);
       }
-      return place(ins, 0, 1);
+      return place(ins, 1);
     case Family::EXTENSION:
       if ((ins.op == Opcode::SORT || ins.op == Opcode::ARGSORT) && ins.axis() > 0)
-        return place(ins, 0, kMinRows);
+        return place(ins, kMinRows);
       return fallback(ins);
     default:
       return fallback(ins);
     }
   }
 
-  // Owner computes: each rank the rows of the output it owns, inputs' remote rows fetched.
-  // `in_dim`: the inputs' dimension that runs with the output's rows (1 for an axis-0 reduce).
-  void place(const Instruction& ins, int in_dim, int64_t min_rows) {
+  // Owner computes: each rank the rows of the output it owns, inputs' remote rows fetched (the
+  // inputs' dim 0 runs with the output's rows).
+  void place(const Instruction& ins, int64_t min_rows) {
     const View& out = ins.out();
     auto rows = owned_rows(out, entry(out).dist, ranks_);
     if (!rows) return fallback(ins);
@@ -180,10 +203,10 @@ private:
         if (!ins.is_view(k)) continue;
         const View& v = ins.view(k);
         spans.clear();
-        if (out.ndim() == 0 || v.ndim() <= in_dim)
+        if (out.ndim() == 0 || v.ndim() == 0)
           remote_spans(v, 0, 0, v.ndim() ? v.shape[0] : 1, entry(v).dist, r, spans);
         else
-          remote_spans(v, in_dim, a, b, entry(v).dist, r, spans);
+          remote_spans(v, 0, a, b, entry(v).dist, r, spans);
         for (const Span& s : spans) needs.push_back({r, {s, &v}});
       }
     }
@@ -191,35 +214,11 @@ private:
     for (const auto& n : needs) conflict = conflict || written_.count(n.second.second->base.get());
     if (conflict) close();
     ++items_;
+    phase_elements_ += out.size();
     for (const auto& [to, sv] : needs) need(cur_.in, cur_.out, to, sv.first, *sv.second);
     const auto [a, b] = (*rows)[size_t(me_)];
-    if (a < b) emit_local(ins, a, b, in_dim);
+    if (a < b) local_.push_back({ins, true, a, b, min_rows});
     written_.insert(out.base.get());
-  }
-
-  // This rank's rows [a, b) of `ins`.
-  void emit_local(const Instruction& ins, int64_t a, int64_t b, int in_dim) {
-    Instruction s = ins;
-    if (ins.out().ndim() > 0) {
-      for (size_t k = 0; k < s.operands.size(); ++k) {
-        if (!s.is_view(k)) continue;
-        View& v = s.view(k);
-        const int d = k == 0 ? 0 : in_dim;
-        if (v.ndim() <= d) continue;
-        v.offset += a * v.stride[size_t(d)];
-        v.shape[size_t(d)] = b - a;
-      }
-    }
-    const int64_t first = ins.out().ndim() > 0 ? a * row_elements(ins.out()) : 0;
-    if (ins.op == Opcode::RANDOM && first > 0)
-      s.operands[2] = Scalar::of_uint(ins.constant(2).as_uint() + uint64_t(first));
-    cur_.local.instrs.push_back(s);
-    if (ins.op == Opcode::RANGE && first > 0) {
-      const DType t = ins.out().dtype();
-      const Scalar shift =
-          is_float(t) ? Scalar::of_float(double(first), t) : Scalar::of_int(first).cast(t);
-      cur_.local.instrs.push_back(Instruction(Opcode::ADD, {s.view(0), s.view(0), shift}));
-    }
   }
 
   // Reduction along axis 0, pairwise and element-wise: level k + 1 holds row i = row 2i op
@@ -253,13 +252,13 @@ private:
       even.stride[0] = 2 * cur.stride[0];
       View odd = even;
       odd.offset += cur.stride[0];
-      place(Instruction(op, {View::contiguous(t, row_shape(half)), even, odd}), 0, 1);
+      place(Instruction(op, {View::contiguous(t, row_shape(half)), even, odd}), 1);
       if (next > half) {
         View last = cur;
         last.offset += (n - 1) * cur.stride[0];
         last.shape[0] = 1;
         place(Instruction(Opcode::IDENTITY, {View::contiguous(t, row_shape(1), half * rest), last}),
-              0, 1);
+              1);
       }
       if (cur.base != in.base) dispatch(Instruction(Opcode::FREE, {View::whole(cur.base)}));
       cur = View::contiguous(t, row_shape(next));
@@ -268,7 +267,7 @@ private:
     View first = cur;
     first.shape.erase(first.shape.begin());
     first.stride.erase(first.stride.begin());
-    place(Instruction(Opcode::IDENTITY, {out, first}), 0, 1);
+    place(Instruction(Opcode::IDENTITY, {out, first}), 1);
     if (cur.base != in.base) dispatch(Instruction(Opcode::FREE, {View::whole(cur.base)}));
   }
 
@@ -294,7 +293,7 @@ private:
     const View& out = ins.out();
     if (ranks_ == 1) {
       ++items_;
-      cur_.local.instrs.push_back(ins);
+      local_.push_back({ins});
       written_.insert(out.base.get());
       return;
     }
@@ -308,7 +307,7 @@ private:
       remote_bounds(ins.view(k), entry(ins.view(k)).dist, 0, spans);
       for (const Span& s : spans) need(cur_.in, cur_.out, 0, s, ins.view(k));
     }
-    if (me_ == 0) cur_.local.instrs.push_back(ins);
+    if (me_ == 0) local_.push_back({ins});
     spans.clear();
     remote_bounds(out, entry(out).dist, 0, spans);
     for (const Span& s : spans) {
@@ -321,11 +320,15 @@ private:
 
   Directory& dir_;
   int me_, ranks_;
+  SplitPolicy split_;
   FlushPlan plan_;
   Phase cur_;
+  std::vector<LocalItem> local_; // this rank's part of the phase at hand
   std::unordered_set<const Base*> written_, syncing_;
+  std::unordered_set<const Base*> used_; // by this rank's earlier phases
   uint64_t next_temp_ = kTemporaryIds;
-  int64_t items_ = 0; // instructions placed in the phase at hand, on any rank
+  int64_t items_ = 0;          // instructions placed in the phase at hand, on any rank
+  int64_t phase_elements_ = 0; // their output elements, all ranks' rows
 };
 } // namespace
 
@@ -377,8 +380,9 @@ Dist aligned_dist(const Base& base, const Program& program, const std::vector<co
   return d;
 }
 
-FlushPlan plan_flush(const Program& program, Directory& dir, int me, int ranks) {
-  return Planner(dir, me, ranks).run(program);
+FlushPlan plan_flush(const Program& program, Directory& dir, int me, int ranks,
+                     const SplitPolicy& split) {
+  return Planner(dir, me, ranks, split).run(program);
 }
 
 } // namespace hassium::cluster

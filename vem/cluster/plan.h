@@ -41,8 +41,10 @@ struct Piece {
 };
 
 // One phase: exchange (every message of it posted at once), this rank's local program through
-// the node VEM, then a fallback's write-back and the SYNC gathers. in[q] / out[q]: the pieces
-// this rank receives from / sends to rank q, sorted and merged (both sides list them alike).
+// the node VEM (the rows that need no remote element while the messages travel, the rest after
+// the wait: vem/cluster/overlap.h), then a fallback's write-back and the SYNC gathers. in[q] /
+// out[q]: the pieces this rank receives from / sends to rank q, sorted and merged (both sides
+// list them alike).
 // A SYNC: the elements [lo, hi) of the base gather to rank 0 (all of them, or the span of the
 // view a frontend reads: an element, a row).
 struct Sync {
@@ -53,7 +55,9 @@ struct Sync {
 
 struct Phase {
   std::vector<std::vector<Piece>> in, out, post_in, post_out;
-  Program local;
+  Program before, after; // this rank's local program: before / after the wait for `in`
+  int64_t before_elements = 0, after_elements = 0; // their output elements, where `in` is not empty
+  int64_t elements = 0;                            // the output elements of all its rows
   std::vector<Sync> syncs;
   bool fallback = false;
 };
@@ -66,12 +70,22 @@ struct FlushPlan {
   std::unordered_set<const Instruction*> partial_syncs;
 };
 
+// Where a phase's local program is split at the wait for its messages (vem/cluster/overlap.h):
+// with `overlap` false never (a rank that receives waits, then runs its program whole, as one
+// node-VEM program); with it true where the rank receives and the phase has at least
+// `min_elements` output elements per rank (all ranks' elements over P: every rank splits alike).
+struct SplitPolicy {
+  bool overlap = true;
+  int64_t min_elements = 0;
+};
+
 // Plans `program` for rank `me` of `ranks`: owner computes (the rows of each output a rank
 // owns), remote inputs fetched at the start of the phase (a new phase where an input was
 // written earlier in the phase), reductions along axis 0 in fixed chunks (README.md), what is
 // not distributed on rank 0 with its operands gathered and its output sent back. `dir` gets
 // entries for the temporaries (the caller drops them after the flush). Every rank plans the
-// same phases.
-FlushPlan plan_flush(const Program& program, Directory& dir, int me, int ranks);
+// same phases; `split` decides where a phase's local program is cut at the wait.
+FlushPlan plan_flush(const Program& program, Directory& dir, int me, int ranks,
+                     const SplitPolicy& split = {});
 
 } // namespace hassium::cluster

@@ -6,7 +6,9 @@
 - one rank (no mpirun) against each case's .expected (NumPy's values, its tolerances, its errors);
 - the node VEM's output: programs without reductions or scans give the same text, bit for bit;
 - `mpirun -np P` for each P: the same text as one rank, every case (reductions included: their
-  chunks do not depend on P; errors raised on any rank reach rank 0 with the same message).
+  chunks do not depend on P; errors raised on any rank reach rank 0 with the same message), with
+  every phase split at the wait for its messages ([cluster] overlap = on, overlap_min_elements =
+  0: the corpus's phases are small), and at the first P also unsplit (overlap = off).
 """
 import os
 import re
@@ -27,8 +29,12 @@ def mpirun(np):
     return cmd
 
 
-def run_all(prefix, hassium, cases, vem):
-    env = dict(os.environ, HASSIUM_STACK_VEM=vem)
+SPLIT = {"HASSIUM_CLUSTER_OVERLAP": "on", "HASSIUM_CLUSTER_OVERLAP_MIN_ELEMENTS": "0"}
+UNSPLIT = {"HASSIUM_CLUSTER_OVERLAP": "off"}
+
+
+def run_all(prefix, hassium, cases, vem, extra_env=None):
+    env = dict(os.environ, HASSIUM_STACK_VEM=vem, **(extra_env or {}))
     r = subprocess.run(prefix + [hassium, "run", *map(str, cases)], capture_output=True,
                        text=True, env=env, timeout=TIMEOUT)
     if r.returncode not in (0, 1) or "== " not in r.stdout:
@@ -68,15 +74,17 @@ def main(argv):
                 failures.append(f"{case.name} (1 rank) vs NumPy: {diffs}")
         if not re.search(r"_REDUCE|_ACCUMULATE", case.read_text()) and got != node.get(str(case)):
             failures.append(f"{case.name}: cluster {got} != node {node.get(str(case))}")
-    for p in ranks:
-        many = run_all(mpirun(p), hassium, cases, "cluster")
+    runs = [(p, "overlap on", SPLIT) for p in ranks] + [(ranks[0], "overlap off", UNSPLIT)]
+    for p, how, extra_env in runs:
+        many = run_all(mpirun(p), hassium, cases, "cluster", extra_env)
         for case in cases:
             if many.get(str(case)) != one.get(str(case)):
-                failures.append(f"{case.name}: {p} ranks {many.get(str(case))} != 1 rank "
-                                f"{one.get(str(case))}")
+                failures.append(f"{case.name}: {p} ranks ({how}) {many.get(str(case))} != 1 "
+                                f"rank {one.get(str(case))}")
     for f in failures:
         print(f, file=sys.stderr)
-    print(f"{len(cases)} cases, ranks {[1] + ranks}: {len(failures)} failures")
+    print(f"{len(cases)} cases, ranks {[1] + ranks} (overlap on; off at {ranks[0]}): "
+          f"{len(failures)} failures")
     return 1 if failures else 0
 
 

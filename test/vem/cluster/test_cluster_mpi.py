@@ -2,14 +2,21 @@
 """Python programs on the cluster VEM under mpirun:
 
     test_cluster_mpi.py stencil P [P ...]     stencil_halo.py at 1 rank and at each P
-    test_cluster_mpi.py benchmarks P          the 15 benchmarks/python programs at P ranks
+    test_cluster_mpi.py benchmarks P [P ...]  the 15 benchmarks/python programs at each P
 
 stencil: the bytes a 2-D 5-point stencil step exchanges are the halo exactly (two rows of the
-interior per internal cut: (P - 1) * 2 * (n - 2) * 8 bytes, 2 (P - 1) messages); five fused
-element-wise steps exchange nothing; every reduction prints the same repr at every P.
-benchmarks: each program prints what NumPy prints (test/python/test_main.py's comparison).
+interior per internal cut: (P - 1) * 2 * (n - 2) * 8 bytes, 2 (P - 1) messages); with [cluster]
+overlap = on the step's rows that need no halo (95% or more of its elements) run before the wait
+for it (the step's phase has 198000 elements per rank at P = 4, above overlap_min_elements'
+default); five fused element-wise steps exchange nothing; every reduction prints the same repr
+at every P. At the first P also overlap = off, auto (one machine: no split) and on with
+overlap_min_elements above the phase's size: nothing before the wait, the same bytes and the same
+results, bit for bit, as with the split.
+benchmarks: each program prints what NumPy prints (test/python/test_main.py's comparison), every
+phase split (overlap = on, overlap_min_elements = 0).
 """
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +30,13 @@ sys.path.insert(0, str(HERE))
 from test_cluster_corpus import mpirun  # noqa: E402
 
 N = 400
+SPLIT = {"HASSIUM_CLUSTER_OVERLAP": "on"}
+SPLIT_ALL = {"HASSIUM_CLUSTER_OVERLAP": "on", "HASSIUM_CLUSTER_OVERLAP_MIN_ELEMENTS": "0"}
+UNSPLIT = {"off": {"HASSIUM_CLUSTER_OVERLAP": "off"},
+           "auto (one machine)": {"HASSIUM_CLUSTER_OVERLAP": "auto"},
+           "on, phase below overlap_min_elements": {
+               "HASSIUM_CLUSTER_OVERLAP": "on",
+               "HASSIUM_CLUSTER_OVERLAP_MIN_ELEMENTS": str(10**9)}}
 
 
 def run(cmd, env_extra):
@@ -39,7 +53,7 @@ def stencil(ranks):
     one = run(script, {}).splitlines()
     failures = []
     for p in ranks:
-        out = run(mpirun(p) + script, {}).splitlines()
+        out = run(mpirun(p) + script, SPLIT).splitlines()
         halo = (p - 1) * 2 * (N - 2) * 8
         want = [f"ranks {p}", f"stencil step: {halo} bytes in {2 * (p - 1)} messages",
                 "element-wise steps: 0 bytes in 0 messages"]
@@ -49,28 +63,47 @@ def stencil(ranks):
         reads, got = out[3].split()[2], out[3].split()[4]
         if not out[3].startswith("pivot reads:") or int(got) > 8 * int(reads):
             failures.append(f"P={p}: {out[3]} (want at most 8 bytes a read)")
-        if out[4:] != one[4:]:
-            failures.append(f"P={p}: reductions {out[4:]} != 1 rank {one[4:]}")
-        print(f"P={p}: {out[1]}; {out[3]}; reductions bit-identical to 1 rank")
+        # Overlap: the rows that need no halo run before the wait, the halo's rows after it.
+        before, after = (int(x) for x in re.findall(r"\d+", out[4]))
+        if not out[4].startswith("stencil overlap:") or before <= 0 or after <= 0 or \
+                before < 0.95 * (before + after):
+            failures.append(f"P={p}: {out[4]} (want at least 95% of the elements before the wait)")
+        if one[4] != "stencil overlap: 0 elements before the wait, 0 after":
+            failures.append(f"1 rank: {one[4]} (no messages, nothing to overlap)")
+        if out[5:] != one[5:]:
+            failures.append(f"P={p}: reductions {out[5:]} != 1 rank {one[5:]}")
+        print(f"P={p}: {out[1]}; {out[3]}; {out[4]}; reductions bit-identical to 1 rank")
+        if p != ranks[0]:
+            continue
+        # Unsplit: every element of the step after the wait, all else as with the split.
+        for how, env in UNSPLIT.items():
+            whole = run(mpirun(p) + script, env).splitlines()
+            want = f"stencil overlap: 0 elements before the wait, {before + after} after"
+            if whole[4] != want:
+                failures.append(f"P={p}, overlap {how}: {whole[4]} != {want}")
+            if whole[:4] != out[:4] or whole[5:] != out[5:]:
+                failures.append(f"P={p}, overlap {how}: {whole} != split {out}")
+            print(f"P={p}, overlap {how}: {whole[4]}; bytes and results bit-identical to the split")
     return failures
 
 
-def benchmarks(p):
+def benchmarks(ranks):
     failures = []
     for script in sorted((ROOT / "benchmarks" / "python").glob("*.py")):
         plain = run([sys.executable, str(script)], {"HASSIUM_STACK_VEM": "node"})
-        hs = run(mpirun(p) + [sys.executable, "-m", "hassium", str(script)], {})
-        try:
-            assert_same_output(hs, plain)
-            print(f"{script.name}: same output as NumPy at P={p}")
-        except AssertionError as e:
-            failures.append(f"{script.name}: {e}")
+        for p in ranks:
+            hs = run(mpirun(p) + [sys.executable, "-m", "hassium", str(script)], SPLIT_ALL)
+            try:
+                assert_same_output(hs, plain)
+                print(f"{script.name}: same output as NumPy at P={p}")
+            except AssertionError as e:
+                failures.append(f"{script.name} at P={p}: {e}")
     return failures
 
 
 def main(argv):
     kind, ranks = argv[1], [int(p) for p in argv[2:]]
-    failures = stencil(ranks) if kind == "stencil" else benchmarks(ranks[0])
+    failures = stencil(ranks) if kind == "stencil" else benchmarks(ranks)
     for f in failures:
         print(f, file=sys.stderr)
     return 1 if failures else 0

@@ -104,5 +104,16 @@ void flush();
 // Instructions waiting in the runtime.
 size_t pending();
 
+// --- start-up ---------------------------------------------------------------------------------
+// Under `mpirun -np P` with the cluster VEM, ranks > 0 serve rank 0's flushes and end there
+// (vem/stack.h serve_cluster_ranks); elsewhere it returns 0 at once. A program that includes
+// this header calls it during its static initialization, which comes after that of every
+// library it links (libhassium's, LLVM's inside it), so those ranks never run main. Not inside
+// a Python process: there `import hassium` serves.
+int serve_cluster_ranks() noexcept;
+#ifndef HASSIUM_BUILDING_LIBRARY
+inline const int cluster_ranks_served = serve_cluster_ranks();
+#endif
+
 } // namespace detail
 } // namespace hassium
