@@ -13,7 +13,8 @@ at every P. At the first P also overlap = off, auto (one machine: no split) and 
 overlap_min_elements above the phase's size: nothing before the wait, the same bytes and the same
 results, bit for bit, as with the split.
 benchmarks: each program prints what NumPy prints (test/python/test_main.py's comparison), every
-phase split (overlap = on, overlap_min_elements = 0).
+phase split (overlap = on, overlap_min_elements = 0), and exactly what the cluster VEM prints at
+one rank (no mpirun): element-wise results and reductions to the last digit at every P.
 """
 import os
 import re
@@ -87,15 +88,34 @@ def stencil(ranks):
     return failures
 
 
+# Programs whose P-rank output is not yet the 1-rank output to the digit (issue 19, open):
+# gauss_elimination at P = 2 and 4 prints the same values as each other but a checksum 2 ulps
+# from the 1-rank run's (found 2026-11-28 when this comparison was added; not yet explained).
+# They are still compared with NumPy.
+NOT_YET_DIGIT_EXACT = {"gauss_elimination.py"}
+
+
+def without_times(text):
+    return [line for line in text.splitlines() if not line.startswith("elapsed:")]
+
+
 def benchmarks(ranks):
     failures = []
     for script in sorted((ROOT / "benchmarks" / "python").glob("*.py")):
         plain = run([sys.executable, str(script)], {"HASSIUM_STACK_VEM": "node"})
+        # The cluster VEM without mpirun: one rank, the single-process run every P must match
+        # to the last printed digit (element-wise results and reductions alike: a reduction's
+        # combine order depends neither on P nor on the cuts).
+        one = without_times(run([sys.executable, "-m", "hassium", str(script)], {}))
         for p in ranks:
             hs = run(mpirun(p) + [sys.executable, "-m", "hassium", str(script)], SPLIT_ALL)
             try:
                 assert_same_output(hs, plain)
-                print(f"{script.name}: same output as NumPy at P={p}")
+                if without_times(hs) != one and script.name not in NOT_YET_DIGIT_EXACT:
+                    raise AssertionError(f"output differs from the 1-rank run: {without_times(hs)}"
+                                         f" != {one}")
+                exact = "to the digit" if without_times(hs) == one else "NOT to the digit (known)"
+                print(f"{script.name}: same output as NumPy and, {exact}, as 1 rank at P={p}")
             except AssertionError as e:
                 failures.append(f"{script.name} at P={p}: {e}")
     return failures
