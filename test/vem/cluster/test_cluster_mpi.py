@@ -89,8 +89,10 @@ def stencil(ranks):
 
 
 # Programs whose P-rank output is not yet the 1-rank output to the digit (issue 19, open):
-# gauss_elimination at P = 2 and 4 prints the same values as each other but a checksum 2 ulps
-# from the 1-rank run's (found 2026-11-28 when this comparison was added; not yet explained).
+# gauss_elimination at P = 2 and 4 prints the single-process node VEM's digits, the cluster VEM
+# at 1 rank a checksum 2 ulps away (found 2026-11-28 when this comparison was added; overlap on
+# or off alike). Likely its row sums (`np.sum(a * x, axis=1)`, a later-axis reduction) fuse
+# otherwise when no phase is cut at 1 rank, and the engine's summation order follows the block.
 # They are still compared with NumPy.
 NOT_YET_DIGIT_EXACT = {"gauss_elimination.py"}
 
