@@ -111,11 +111,6 @@ void Comm::broadcast(std::vector<char>& bytes) {
   counters.program_bytes += int64_t(n);
 }
 
-void Comm::exchange(const std::vector<Message>& sends, const std::vector<Message>& recvs) {
-  post(sends, recvs);
-  wait();
-}
-
 void Comm::post(const std::vector<Message>& sends, const std::vector<Message>& recvs) {
   if (!pending_) pending_ = std::make_unique<Pending>();
   std::vector<MPI_Request>& requests = pending_->requests;

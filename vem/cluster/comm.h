@@ -47,13 +47,10 @@ public:
 
   // Rank 0's `bytes` reach every rank (its size, then the bytes).
   void broadcast(std::vector<char>& bytes);
-  // Posts every receive and send at once (MPI_Irecv/MPI_Isend, big messages in pieces) and
-  // waits for all of them.
-  void exchange(const std::vector<Message>& sends, const std::vector<Message>& recvs);
-  // The same in steps (one exchange in flight at a time): post() posts them, then calls
-  // MPI_Testall once (Open MPI moves messages inside its calls); test() says whether all have
-  // completed (MPI_Testall); wait() waits for the rest. The buffers stay the caller's until
-  // wait() returns.
+  // An exchange in steps (one in flight at a time): post() posts every receive and send at
+  // once (MPI_Irecv/MPI_Isend, big messages in pieces), then calls MPI_Testall once (Open MPI
+  // moves messages inside its calls); test() says whether all have completed (MPI_Testall);
+  // wait() waits for the rest. The buffers stay the caller's until wait() returns.
   void post(const std::vector<Message>& sends, const std::vector<Message>& recvs);
   bool test();
   void wait();
