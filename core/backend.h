@@ -1,6 +1,7 @@
 // Backend: what the Runtime hands a flushed Program to (a VEM implements it; core knows no VEM).
 #pragma once
 
+#include <functional>
 #include <string_view>
 
 #include "core/profile.h"
@@ -34,6 +35,13 @@ public:
   // its launch with an LLVM whose lazily made statics exit() destroys before any earlier exit
   // hook runs).
   virtual void finish_queued_work() {}
+  // Memory for a base that a frontend fills on the host itself (a boolean selection, whose
+  // length is data), not zeroed, owned through Base::allocation: from the backend's memory
+  // pool where it has one (reused blocks, no page faults). Callable from any thread at any
+  // time, also while a flush runs, and independent of the backend's lifetime. Empty: the
+  // runtime's default (aligned_alloc).
+  using HostAllocator = std::function<void(Base&)>;
+  virtual HostAllocator host_allocator() const { return {}; }
 };
 
 } // namespace hassium

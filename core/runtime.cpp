@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/interrupt.h"
+#include "core/memory_error.h"
 
 namespace hassium {
 
@@ -31,6 +32,7 @@ void Runtime::install(Stack stack) {
   {
     std::lock_guard lock(mutex_);
     check_ = stack.check;
+    host_allocator_ = stack.backend ? stack.backend->host_allocator() : Backend::HostAllocator{};
     installed_flag_ = stack.backend != nullptr;
   }
   old = std::exchange(stack_, std::move(stack));
@@ -267,6 +269,21 @@ bool Runtime::idle() const {
   if (!busy_.load(std::memory_order_acquire)) return true;
   std::lock_guard lock(mutex_);
   return pending_.instrs.empty() && !running_;
+}
+
+void Runtime::allocate_host(Base& base) {
+  HS_INTERNAL_ASSERT(!base.data) << "allocate_host of a base that has memory";
+  Backend::HostAllocator allocate;
+  {
+    std::lock_guard lock(mutex_);
+    allocate = host_allocator_;
+  }
+  if (allocate) return allocate(base);
+  const size_t bytes = size_t(base.nbytes());
+  void* p = std::aligned_alloc(64, bytes ? (bytes + 63) / 64 * 64 : 64);
+  if (!p) throw OutOfMemory(unable_to_allocate(base));
+  base.allocation = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  base.data = p;
 }
 
 ProfileCounters Runtime::counters() const {

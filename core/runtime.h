@@ -112,6 +112,10 @@ public:
   // flush executed when one of that size is spare, so that recording in a loop allocates none
   // (and a flush frees none). Optional: instructions may bring their own vectors.
   std::vector<Operand> operand_storage(size_t n);
+  // Gives a fresh base (no memory yet, used by no instruction) memory that the frontend fills
+  // itself, not zeroed: the backend's host allocator (Backend::host_allocator), else
+  // aligned_alloc. Takes no lock a flush holds.
+  void allocate_host(Base& base);
   // Counters of the runtime and its backend.
   ProfileCounters counters() const;
   // Waits for the backend's background work (Backend::wait_background_work).
@@ -157,6 +161,7 @@ private:
   };
   std::vector<ForeignWrite> foreign_writes_;
   std::function<void(const Instruction&, size_t)> check_; // Stack::check of the installed stack
+  Backend::HostAllocator host_allocator_;                 // the installed backend's (under mutex_)
   ProfileCounters counters_; // the runtime's own: flushes, instructions, flush time
 };
 

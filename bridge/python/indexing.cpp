@@ -7,12 +7,14 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include "bridge/common/compress.h"
 #include "bridge/common/overlap.h"
 #include "bridge/common/views.h"
 #include "bridge/python/convert.h"
 #include "bridge/python/errors.h"
 #include "bridge/python/numpy_api.h"
 #include "core/error.h"
+#include "core/runtime.h"
 
 namespace hassium::python {
 
@@ -764,19 +766,36 @@ py::object materialize(py::handle selection) {
   return selection.attr("_get")();
 }
 
+// a[mask] at once for a bool mask of a's shape (a hassium array, or NumPy's wrapped without a
+// copy): the mask and a are made current (a flush only when a write to them is pending), and the
+// selected elements are copied on the host into memory from the backend's pool (a program that
+// compresses smaller arrays every iteration reuses the blocks of the larger ones: no page
+// faults, no NumPy temporaries).
 py::object take_mask(const Array& a, py::handle mask) {
-  py::object m;
+  std::optional<Array> m;
   if (is_ndarray(mask)) {
     const Array& ma = array_of(mask);
-    if (ma.dtype() == DType::BOOL && ma.shape() == a.shape()) m = to_numpy(ma);
+    if (ma.dtype() == DType::BOOL && ma.shape() == a.shape()) m = ma;
   } else if (py::isinstance<py::array>(mask)) {
     py::array na = py::reinterpret_borrow<py::array>(mask);
     if (na.dtype().kind() == 'b' && na.ndim() == a.view.ndim() &&
         std::equal(a.view.shape.begin(), a.view.shape.end(), na.shape()))
-      m = na;
+      m = from_numpy(na, false);
   }
   if (!m) return getitem_general(a, mask);
-  return wrap_computed(a, to_numpy(a)[m]);
+  if (a.ndim() == 0) // a[True], a[False]: NumPy's new axis of length 1 or 0
+    return wrap_computed(a, to_numpy(a)[to_numpy(*m)]);
+  sync_for_copy(m->view);
+  sync_for_copy(a.view);
+  const int64_t count = frontend::count_selected(m->view);
+  Array out = new_array(a.dtype(), {count});
+  if (count == 0) return wrap(std::move(out));
+  Base& b = *out.view.base;
+  Runtime::instance().allocate_host(b);
+  frontend::compress(a.view, m->view, b.data, count);
+  ++b.generation;  // a write (hassium/_masked.py's check), as record() counts one
+  ++b.host_writes; // an engine's device copy is stale
+  return wrap(std::move(out));
 }
 
 py::object getitem_general(const Array& a, py::handle key) {

@@ -261,3 +261,56 @@ def test_the_compress_of_a_selection_is_numpy_s_for_every_layout(dtype):
             check(got, want)
     # Another mask (not a boolean one of the array's shape) takes the general path.
     check(hassium._hassium._take_mask(h, np.array([True, False] * 3)), n[[True, False] * 3])
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int16", "float32", "int64", "complex128"])
+def test_the_compress_of_pending_views_is_numpy_s(dtype):
+    """_take_mask compresses on the host after making the mask and the array current: every
+    count of selected elements (none, all, the last one or not), strided and reversed views of
+    arrays and masks that are still being computed, 1-D to 3-D."""
+    rng = np.random.default_rng(7)
+    for shape in [(1,), (97,), (9, 13), (4, 5, 6)]:
+        for density in (0.0, 0.3, 0.7, 1.0):
+            n = (rng.random(shape) * 100).astype(dtype)
+            r = rng.random(shape)
+            h, rh = hassium.asarray(n.copy()), hassium.asarray(r)
+            hv = (h * 1)[..., ::-1]  # pending, reversed
+            nv = (n * 1)[..., ::-1]
+            mh = (rh < density)[..., ::-1]  # pending mask
+            mn = (r < density)[..., ::-1]
+            for x_h, x_n, m_h, m_n in [(hv, nv, mh, mn), (h.T, n.T, mh.T, mn.T),
+                                       (hv[::2], nv[::2], mh[::2], mn[::2])]:
+                got = hassium._hassium._take_mask(x_h, m_h)
+                want = x_n[m_n]
+                assert got.dtype == want.dtype and got.shape == want.shape
+                check(got, want)
+                check(got * 1, want * 1)  # usable in later recording
+                got[...] = 0  # its own memory: writing it leaves the source alone
+                check(x_h, x_n)
+
+
+def test_compresses_take_memory_from_the_pool():
+    """mandelbrot2's Z = Z[I] every iteration: a compressed array's memory comes from the
+    backend's memory pool (no fresh pages), so once the previous one is freed the next one
+    reuses its block; nothing else runs here (x and the mask are ready: no kernel)."""
+    xh = hassium.asarray(np.linspace(0, 3, 1 << 16) + 0.1j)
+    mh = hassium.asarray(np.abs(np.asarray(xh)) < 2.9)
+    hassium.flush()
+    before = hassium.profile()["pool_reuses"]
+    for _ in range(10):
+        y = hassium._hassium._take_mask(xh, mh)  # what materializing xh[mh] calls
+        assert len(y) == int(np.count_nonzero(np.asarray(mh)))
+        del y
+        hassium.flush()  # the FREE runs: the block goes back to the pool
+    assert hassium.profile()["pool_reuses"] - before >= 9
+
+
+def test_shrinking_compresses_match_numpy(no_threshold_flush):
+    zn = np.linspace(0, 3, 1 << 18) + 0.1j
+    zh = hassium.asarray(zn.copy())
+    for _ in range(6):
+        zn = zn[np.abs(zn) < 2.9]
+        zh = zh[abs(zh) < 2.9]
+        zn = zn * 1.01
+        zh = zh * 1.01
+    check(zh, zn)

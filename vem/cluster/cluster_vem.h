@@ -46,6 +46,8 @@ public:
   void add_counters(ProfileCounters& c) const override;
   void wait_background_work() override { node_->wait_background_work(); }
   void finish_queued_work() override { node_->finish_queued_work(); }
+  // Rank 0's frontend fills such a base; the directory scatters it at its first use.
+  HostAllocator host_allocator() const override { return node_->host_allocator(); }
   // Ranks > 0: runs rank 0's flushes until it shuts down; then finalizes MPI and ends the process.
   [[noreturn]] void serve();
 

@@ -33,17 +33,27 @@ void NodeVem::set_profiling(bool on) {
   profiler_ = on ? std::make_unique<FlushProfiler>(fuser_.cost_model) : nullptr;
 }
 
-void NodeVem::allocate(Base& base, bool zero_fill) {
-  size_t bytes = size_t(base.nbytes());
+namespace {
+// A block of the pool for the base's bytes, owned through Base::allocation.
+void allocate_from(const std::shared_ptr<MemoryPool>& pool, Base& base) {
   void* p;
   try {
-    p = pool_->allocate(bytes);
+    p = pool->allocate(size_t(base.nbytes()));
   } catch (const OutOfMemory&) {
     throw OutOfMemory(unable_to_allocate(base));
   }
-  if (zero_fill) std::memset(p, 0, bytes);
-  base.allocation = std::shared_ptr<void>(p, [pool = pool_](void* q) { pool->release(q); });
+  base.allocation = std::shared_ptr<void>(p, [pool](void* q) { pool->release(q); });
   base.data = p;
+}
+} // namespace
+
+void NodeVem::allocate(Base& base, bool zero_fill) {
+  allocate_from(pool_, base);
+  if (zero_fill) std::memset(base.data, 0, size_t(base.nbytes()));
+}
+
+Backend::HostAllocator NodeVem::host_allocator() const {
+  return [pool = pool_](Base& base) { allocate_from(pool, base); };
 }
 
 void NodeVem::release(Base& base) {

@@ -71,6 +71,8 @@ public:
   void add_counters(ProfileCounters& c) const override;
   void wait_background_work() override { engine_->wait_background_work(); }
   void finish_queued_work() override { engine_->finish_queued_work(); }
+  // The pool's blocks (the pool outlives the VEM while the allocator is kept).
+  HostAllocator host_allocator() const override;
   // Profiling on: also gather the singleton cost, bytes moved and the time of each distinct
   // kernel (vem/node/flush_profiler.h). Off by default; install_stack() sets [profile] enabled.
   void set_profiling(bool on);
