@@ -220,10 +220,11 @@ bool try_forward(Program& p, size_t c, std::vector<bool>& drop,
 } // namespace
 
 Program forward_copies(Program p) {
-  // A program without copies and result producers (most loop bodies' flushes) has nothing to
-  // rewrite: one scan instead of numbering its bases.
+  // Every rewrite removes a copy `IDENTITY X, Y` of a view: a program without one (most loop
+  // bodies' flushes, also those full of products and reductions) has nothing to rewrite: one
+  // scan instead of numbering its bases.
   if (std::none_of(p.instrs.begin(), p.instrs.end(), [](const Instruction& ins) {
-        return is_candidate(ins) || is_result_producer(ins);
+        return ins.op == Opcode::IDENTITY && ins.is_view(1);
       }))
     return p;
   // first_use[i]: for a candidate copy at i, the first instruction touching its output's base.

@@ -74,16 +74,30 @@ void MemoryPool::os_free(void* p, size_t size) noexcept {
 }
 
 MemoryPool::Cached MemoryPool::pop_newest(FreeLists::iterator it) {
-  // The list is never empty: empty lists are erased.
+  // The list is not empty (callers skip empty ones).
   const Cached c = it->second.back();
   const size_t cls = it->first;
   it->second.pop_back();
-  if (it->second.empty()) free_lists_.erase(it);
   Arena& a = arena_of(cls);
-  a.by_age.erase(c.seq);
+  --a.blocks;
   a.cached -= cls;
   stats_.bytes_cached -= cls;
   return c;
+}
+
+bool MemoryPool::is_cached(const Age& age) const {
+  auto it = free_lists_.find(age.cls);
+  return it != free_lists_.end() && !it->second.empty() && it->second.front().seq <= age.seq &&
+         age.seq <= it->second.back().seq;
+}
+
+const MemoryPool::Age* MemoryPool::oldest(Arena& a) {
+  if (a.blocks == 0) {
+    a.ages.clear();
+    return nullptr;
+  }
+  while (!is_cached(a.ages.front())) a.ages.pop_front();
+  return &a.ages.front();
 }
 
 void MemoryPool::took(size_t cls) {
@@ -95,9 +109,10 @@ void MemoryPool::took(size_t cls) {
 }
 
 void* MemoryPool::take_cached(size_t cls, int classes) {
-  auto it = free_lists_.lower_bound(cls);
   size_t limit = cls;
   for (int k = 0; k < classes; ++k) limit = size_class(limit + 1);
+  auto it = free_lists_.lower_bound(cls);
+  while (it != free_lists_.end() && it->first <= limit && it->second.empty()) ++it;
   if (it == free_lists_.end() || it->first > limit) return nullptr;
   const size_t got = it->first;
   const Cached c = pop_newest(it);
@@ -110,6 +125,7 @@ void* MemoryPool::take_cached(size_t cls, int classes) {
 void* MemoryPool::take_cut(size_t cls) {
   if (cls < options_.mmap_threshold) return nullptr; // (a heap block is not cut)
   auto it = free_lists_.upper_bound(cls); // the smallest larger class: the least to unmap
+  while (it != free_lists_.end() && it->second.empty()) ++it;
   if (it == free_lists_.end()) return nullptr;
   const size_t had = it->first;
   const Cached c = pop_newest(it);
@@ -125,29 +141,30 @@ void* MemoryPool::take_cut(size_t cls) {
 }
 
 void MemoryPool::evict_oldest(Arena& a) {
-  auto age = a.by_age.begin();
-  auto it = free_lists_.find(age->second);
-  HS_INTERNAL_ASSERT(it != free_lists_.end() && it->second.front().seq == age->first)
+  const Age* age = oldest(a);
+  HS_INTERNAL_ASSERT(age) << "eviction from an arena that caches nothing";
+  auto it = free_lists_.find(age->cls);
+  HS_INTERNAL_ASSERT(it != free_lists_.end() && it->second.front().seq == age->seq)
       << "memory pool free lists out of order";
   os_free(it->second.front().p, it->first);
+  --a.blocks;
   a.cached -= it->first;
   stats_.bytes_cached -= it->first;
   it->second.pop_front();
-  if (it->second.empty()) free_lists_.erase(it);
-  a.by_age.erase(age);
+  a.ages.pop_front();
 }
 
 void MemoryPool::evict_oldest() {
   Arena &heap = arenas_[0], &mapped = arenas_[1];
-  if (mapped.by_age.empty() ||
-      (!heap.by_age.empty() && heap.by_age.begin()->first < mapped.by_age.begin()->first))
+  const Age *h = oldest(heap), *m = oldest(mapped);
+  if (!m || (h && h->seq < m->seq))
     evict_oldest(heap);
   else
     evict_oldest(mapped);
 }
 
 void MemoryPool::evict_all() {
-  while (!arenas_[0].by_age.empty() || !arenas_[1].by_age.empty()) evict_oldest();
+  while (arenas_[0].blocks > 0 || arenas_[1].blocks > 0) evict_oldest();
 }
 
 void* MemoryPool::allocate(size_t bytes) {
@@ -165,7 +182,7 @@ void* MemoryPool::allocate(size_t bytes) {
   }
   if (p) return p;
   if (over)
-    while (!a.by_age.empty() && a.in_use + a.cached + cls > bound) evict_oldest(a);
+    while (a.blocks > 0 && a.in_use + a.cached + cls > bound) evict_oldest(a);
   try {
     p = os_allocate(cls, bytes);
   } catch (const OutOfMemory&) {
@@ -193,7 +210,12 @@ void MemoryPool::release(void* p) {
     return;
   }
   free_lists_[cls].push_back({next_seq_, p});
-  a.by_age.emplace(next_seq_++, cls);
+  a.ages.push_back({next_seq_++, cls});
+  ++a.blocks;
+  // Stale releases go when they outnumber the cached blocks (amortized: at most one pass per
+  // as many releases as the arena caches blocks).
+  if (a.ages.size() > 2 * a.blocks + 64)
+    std::erase_if(a.ages, [this](const Age& age) { return !is_cached(age); });
   a.cached += cls;
   stats_.bytes_cached += cls;
   while (stats_.bytes_cached > options_.cap_bytes) evict_oldest();

@@ -86,16 +86,31 @@ public:
 
 private:
   struct Cached {
-    uint64_t seq; // order of release: the key of its arena's `by_age`
+    uint64_t seq; // order of release (its arena's `ages` entry)
     void* p;
+  };
+  // A release, in release order: the block of class `cls` released `seq`-th. Stale once the
+  // block left the cache (taken again: is_cached() says), dropped lazily.
+  struct Age {
+    uint64_t seq;
+    size_t cls;
   };
   // The blocks of one kind (heap, mapped): its cached ones by age, its bytes and its peak.
   struct Arena {
-    std::map<uint64_t, size_t> by_age; // release order -> class of a cached block
+    std::deque<Age> ages; // every cached block's release, oldest first, and stale ones
+    size_t blocks = 0;    // cached blocks
     size_t in_use = 0, cached = 0, peak = 0;
   };
   Arena& arena_of(size_t cls) { return arenas_[cls >= options_.mmap_threshold ? 1 : 0]; }
-  using FreeLists = std::map<size_t, std::deque<Cached>>; // class size -> blocks, oldest first
+  // class size -> blocks, oldest first. A list that empties stays (a loop that takes and
+  // gives back one block of a class every iteration makes no list each time).
+  using FreeLists = std::map<size_t, std::deque<Cached>>;
+  // Whether the block of that release is still cached: a list holds a contiguous range of
+  // its releases (blocks leave it at the back when taken, at the front when evicted).
+  bool is_cached(const Age& age) const;
+  // The arena's least recently released cached block's release (stale ones dropped first), or
+  // null when it caches none.
+  const Age* oldest(Arena& a);
   // The most recently freed block of a free list, out of the cache (lists, age, bytes).
   Cached pop_newest(FreeLists::iterator it);
   void took(size_t cls); // accounting of a block of class `cls` handed out
