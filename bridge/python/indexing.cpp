@@ -462,17 +462,32 @@ Operand assign_source(py::handle value, DType t, const Dims& shape, const View& 
   return broadcast_view(v, shape);
 }
 
-// A key of Python ints and slices only, at most one per dim (the keys of loops: a[i, j],
-// a[i, :j], a[:j, j], a[i], a[1:]): the view it selects, as apply_key() would make it, without
-// the general parse. `element`: an int for every dim (NumPy returns a scalar). False for any
-// other key, and for ints beyond int64 (the general path takes those, with its errors).
+// A key of integers (Python ints, NumPy integer scalars) and slices only, at most one per dim
+// (the keys of loops: a[i, j], a[i, :j], a[:j, j], a[i], a[1:], g[k, idx[a, b]]): the view it
+// selects, as apply_key() would make it, without the general parse. `element`: an int for every dim
+// (NumPy returns a scalar). False for any other key, and for ints beyond int64 (the general path
+// takes those, with its errors).
 bool basic_view(const View& in, PyObject* key, View& out, bool& element) {
   const std::span<PyObject* const> items = key_items(key);
   const auto n = Py_ssize_t(items.size());
   const int nd = in.ndim();
   if (n > nd) return false;
-  for (Py_ssize_t k = 0; k < n; ++k)
-    if (!PyLong_CheckExact(items[k]) && !PySlice_Check(items[k])) return false;
+  // Each item an integer (a Python int, or a NumPy integer scalar: an element read of an index
+  // array, G[k, neigh[a, b]]) or a slice.
+  boost::container::small_vector<long long, 8> index(size_t(n), 0);
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    PyObject* p = items[k];
+    if (PyLong_CheckExact(p)) {
+      int overflow = 0;
+      index[size_t(k)] = PyLong_AsLongLongAndOverflow(p, &overflow);
+      if (overflow) return false;
+    } else if (!PySlice_Check(p)) {
+      Scalar s;
+      if (!exact_numpy_scalar_value(p, s) || !is_integer(s.dtype)) return false;
+      if (is_unsigned_int(s.dtype) && s.u > uint64_t(INT64_MAX)) return false;
+      index[size_t(k)] = is_unsigned_int(s.dtype) ? int64_t(s.u) : s.i;
+    }
+  }
   out.base = in.base;
   out.offset = in.offset;
   out.shape.clear();
@@ -481,11 +496,8 @@ bool basic_view(const View& in, PyObject* key, View& out, bool& element) {
   for (int d = 0; d < int(n); ++d) {
     PyObject* p = items[d];
     const int64_t len = in.shape[size_t(d)], st = in.stride[size_t(d)];
-    if (PyLong_CheckExact(p)) {
-      int overflow = 0;
-      long long i = PyLong_AsLongLongAndOverflow(p, &overflow);
-      if (overflow) return false;
-      out.offset += checked_index(i, d, len) * st;
+    if (!PySlice_Check(p)) {
+      out.offset += checked_index(index[size_t(d)], d, len) * st;
     } else {
       element = false;
       Py_ssize_t start, stop, step;

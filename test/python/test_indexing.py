@@ -242,6 +242,44 @@ def test_int_and_slice_key_errors_are_numpy_s(key):
         assert type(he.value) is type(ne.value) and str(he.value) == str(ne.value)
 
 
+NUMPY_INT_KEYS = [
+    (np.int32(1), slice(None, 2)), (np.int64(-1), np.uint8(3), slice(None, None, -1)),
+    (slice(1, 4), np.int16(2)), np.intp(4), (np.int8(-5), slice(0, 0)),
+    (np.uint64(2), 1, np.int32(0)),
+]
+
+
+@pytest.mark.parametrize("key", NUMPY_INT_KEYS, ids=repr)
+def test_numpy_integer_scalars_in_basic_keys(key):
+    """G[k, neigh[a, b]]: an element read of an index array (a NumPy integer scalar) beside ints
+    and slices selects a view or an element as a Python int does."""
+    a = (np.arange(5 * 4 * 3) * 1.5).reshape(5, 4, 3)
+    h = hassium.array(a)
+    assert_same(h[key], a[key])
+    assert repr(h[key]) == repr(a[key])
+    a[key] = -2.0
+    h[key] = -2.0
+    assert_same(h, a)
+
+
+@pytest.mark.parametrize("key", [(np.int32(5),), (np.int64(0), np.uint8(4)),
+                                 (slice(None), np.int16(-5)), (np.float64(1.0),)], ids=repr)
+def test_numpy_scalar_key_errors_are_numpy_s(key):
+    a = np.zeros((5, 4))
+    h = hassium.array(a)
+    for op in (lambda m: m[key], lambda m: m.__setitem__(key, 1.0)):
+        try:
+            want = op(a)
+        except Exception as ne:
+            with pytest.raises(type(ne)) as he:
+                op(h)
+            assert str(he.value) == str(ne)
+        else:
+            got = op(h)
+            if want is not None:
+                assert_same(got, want)
+
+
 def test_element_assignment_values_like_numpy():
     a = np.zeros((3, 4), dtype=np.int16)
     h = hassium.array(a)

@@ -108,25 +108,24 @@ void MemoryPool::took(size_t cls) {
   stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
 }
 
-void* MemoryPool::take_cached(size_t cls, int classes) {
+MemoryPool::Block MemoryPool::take_cached(size_t cls, int classes) {
   size_t limit = cls;
   for (int k = 0; k < classes; ++k) limit = size_class(limit + 1);
   auto it = free_lists_.lower_bound(cls);
   while (it != free_lists_.end() && it->first <= limit && it->second.empty()) ++it;
-  if (it == free_lists_.end() || it->first > limit) return nullptr;
+  if (it == free_lists_.end() || it->first > limit) return {nullptr, 0};
   const size_t got = it->first;
   const Cached c = pop_newest(it);
   ++stats_.reuses;
   took(got);
-  in_use_.emplace(c.p, got);
-  return c.p;
+  return {c.p, got};
 }
 
-void* MemoryPool::take_cut(size_t cls) {
-  if (cls < options_.mmap_threshold) return nullptr; // (a heap block is not cut)
+MemoryPool::Block MemoryPool::take_cut(size_t cls) {
+  if (cls < options_.mmap_threshold) return {nullptr, 0}; // (a heap block is not cut)
   auto it = free_lists_.upper_bound(cls); // the smallest larger class: the least to unmap
   while (it != free_lists_.end() && it->second.empty()) ++it;
-  if (it == free_lists_.end()) return nullptr;
+  if (it == free_lists_.end()) return {nullptr, 0};
   const size_t had = it->first;
   const Cached c = pop_newest(it);
   // Both classes are at or above the threshold, so the block is a mapping: its tail's pages
@@ -136,8 +135,7 @@ void* MemoryPool::take_cut(size_t cls) {
   ++stats_.cuts;
   ++stats_.reuses;
   took(cls);
-  in_use_.emplace(c.p, cls);
-  return c.p;
+  return {c.p, cls};
 }
 
 void MemoryPool::evict_oldest(Arena& a) {
@@ -167,22 +165,22 @@ void MemoryPool::evict_all() {
   while (arenas_[0].blocks > 0 || arenas_[1].blocks > 0) evict_oldest();
 }
 
-void* MemoryPool::allocate(size_t bytes) {
+MemoryPool::Block MemoryPool::allocate_block(size_t bytes) {
   size_t cls = size_class(bytes);
   std::lock_guard lock(mutex_);
   ++stats_.allocations;
   Arena& a = arena_of(cls);
   const size_t bound = std::max(a.peak, a.in_use + cls);
   const bool over = options_.bound_by_peak && a.in_use + a.cached + cls > bound; // a fresh one
-  void* p = nullptr;
   if (options_.enabled) {
-    p = take_cached(cls, options_.reuse_classes);
-    if (!p) p = take_cached(cls, std::max(options_.reuse_classes, options_.wide_reuse_classes));
-    if (!p && over) p = take_cut(cls); // rather than cached blocks evicted for a fresh one
+    Block b = take_cached(cls, options_.reuse_classes);
+    if (!b.p) b = take_cached(cls, std::max(options_.reuse_classes, options_.wide_reuse_classes));
+    if (!b.p && over) b = take_cut(cls); // rather than cached blocks evicted for a fresh one
+    if (b.p) return b;
   }
-  if (p) return p;
   if (over)
     while (a.blocks > 0 && a.in_use + a.cached + cls > bound) evict_oldest(a);
+  void* p;
   try {
     p = os_allocate(cls, bytes);
   } catch (const OutOfMemory&) {
@@ -190,18 +188,33 @@ void* MemoryPool::allocate(size_t bytes) {
     evict_all();
     p = os_allocate(cls, bytes);
   }
-  in_use_.emplace(p, cls);
   took(cls);
-  return p;
+  return {p, cls};
+}
+
+void* MemoryPool::allocate(size_t bytes) {
+  const Block b = allocate_block(bytes);
+  std::lock_guard lock(mutex_);
+  in_use_.emplace(b.p, b.cls);
+  return b.p;
 }
 
 void MemoryPool::release(void* p) {
   if (!p) return;
+  size_t cls;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = in_use_.find(p);
+    HS_INTERNAL_ASSERT(it != in_use_.end()) << "release of a block the pool did not hand out";
+    cls = it->second;
+    in_use_.erase(it);
+  }
+  release(p, cls);
+}
+
+void MemoryPool::release(void* p, size_t cls) {
+  if (!p) return;
   std::lock_guard lock(mutex_);
-  auto it = in_use_.find(p);
-  HS_INTERNAL_ASSERT(it != in_use_.end()) << "release of a block the pool did not hand out";
-  size_t cls = it->second;
-  in_use_.erase(it);
   Arena& a = arena_of(cls);
   a.in_use -= cls;
   stats_.bytes_in_use -= cls;

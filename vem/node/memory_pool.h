@@ -75,8 +75,16 @@ public:
   // A block of at least `bytes` bytes (a non-null unique block even for 0), 64-byte aligned.
   // Throws UserError when the system is out of memory.
   void* allocate(size_t bytes);
+  // The same, without the pool remembering the block's class: the caller keeps `cls` and gives
+  // the block back with release(p, cls) (no lookup: a loop's temporaries pay no hash map).
+  struct Block {
+    void* p;
+    size_t cls;
+  };
+  Block allocate_block(size_t bytes);
   // Gives back a block from allocate() (the pool knows its size).
   void release(void* p);
+  void release(void* p, size_t cls); // a block of allocate_block()
   // Returns every cached block to the OS.
   void trim();
 
@@ -116,8 +124,8 @@ private:
   void took(size_t cls); // accounting of a block of class `cls` handed out
   void evict_all();      // every cached block back to the OS
   // A cached block of class `cls` up to `classes` classes larger, or null; updates stats.
-  void* take_cached(size_t cls, int classes);
-  void* take_cut(size_t cls);  // a larger cached mapped block cut down to `cls`, or null
+  Block take_cached(size_t cls, int classes);
+  Block take_cut(size_t cls);  // a larger cached mapped block cut down to `cls`, or null
   void evict_oldest(Arena& a); // the arena's least recently freed cached block back to the OS
   void evict_oldest();         // ... of either arena
   // `size` bytes (a class size) for a request of `used` bytes (huge pages cover only whole
@@ -129,7 +137,7 @@ private:
   mutable std::mutex mutex_;
   FreeLists free_lists_;
   Arena arenas_[2];                          // heap, mapped
-  std::unordered_map<void*, size_t> in_use_; // block -> its class size
+  std::unordered_map<void*, size_t> in_use_; // allocate()'s blocks -> their class sizes
   uint64_t next_seq_ = 0;
   MemoryPoolStats stats_;
 };

@@ -36,14 +36,15 @@ void NodeVem::set_profiling(bool on) {
 namespace {
 // A block of the pool for the base's bytes, owned through Base::allocation.
 void allocate_from(const std::shared_ptr<MemoryPool>& pool, Base& base) {
-  void* p;
+  MemoryPool::Block b;
   try {
-    p = pool->allocate(size_t(base.nbytes()));
+    b = pool->allocate_block(size_t(base.nbytes()));
   } catch (const OutOfMemory&) {
     throw OutOfMemory(unable_to_allocate(base));
   }
-  base.allocation = std::shared_ptr<void>(p, [pool](void* q) { pool->release(q); });
-  base.data = p;
+  base.allocation =
+      std::shared_ptr<void>(b.p, [pool, cls = b.cls](void* q) { pool->release(q, cls); });
+  base.data = b.p;
 }
 } // namespace
 

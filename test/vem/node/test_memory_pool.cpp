@@ -74,6 +74,31 @@ TEST_CASE("blocks are aligned and reused by size class") {
   CHECK(pool.stats().os_frees == 2);
 }
 
+TEST_CASE("blocks whose class the caller keeps are reused like the others") {
+  MemoryPool pool;
+  MemoryPool::Block a = pool.allocate_block(1000);
+  CHECK(a.cls == 1024);
+  CHECK(reinterpret_cast<uintptr_t>(a.p) % 64 == 0);
+  pool.release(a.p, a.cls);
+  void* b = pool.allocate(1020); // the cached block, now remembered by the pool
+  CHECK(b == a.p);
+  pool.release(b);
+  MemoryPool::Block c = pool.allocate_block(900); // one class up from 896: the same block
+  CHECK(c.p == a.p);
+  CHECK(c.cls == 1024); // the class of the block handed out, not of the request
+  pool.release(c.p, c.cls);
+  // A loop of take and give back: the pool's bookkeeping stays bounded.
+  for (int i = 0; i < 100000; ++i) {
+    MemoryPool::Block t = pool.allocate_block(size_t(64 + i % 3 * 64));
+    pool.release(t.p, t.cls);
+  }
+  auto s = pool.stats();
+  CHECK(s.bytes_in_use == 0);
+  CHECK(s.os_allocations <= 4);
+  pool.trim();
+  CHECK(pool.stats().bytes_cached == 0);
+}
+
 TEST_CASE("zero-byte allocations are distinct non-null blocks") {
   MemoryPool pool;
   void* a = pool.allocate(0);
