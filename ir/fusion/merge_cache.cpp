@@ -13,6 +13,7 @@
 #include "core/pointer_index.h"
 #include "core/thread_scratch.h"
 #include "core/view_index.h"
+#include "ir/fusion/algorithms.h"
 #include "ir/fusion/fusibility.h"
 #include "ir/fusion/view_boxes.h"
 
@@ -175,9 +176,9 @@ private:
 
 void MergeCache::write_key(const Program& program, const FuserOptions& options, std::string& out,
                            Layout* layout, std::vector<Base*>* bases, bool* overlap_free,
-                           std::vector<uint32_t>* overlapping) {
+                           std::vector<uint32_t>* overlapping, bool* small) {
   if (overlapping) overlapping->clear();
-  size_t bound = 40 + options.algorithm.size() + options.cost_model.size();
+  size_t bound = 40 + std::max<size_t>(options.algorithm.size(), 6) + options.cost_model.size();
   size_t operands = 0;
   for (const Instruction& ins : program.instrs) {
     bound += 3 + 8;
@@ -190,10 +191,10 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   }
   out.resize(bound);
   KeyWriter k(out);
-  k.put<uint32_t>(0x354b5348); // "HSK5" (5: views of read-only bases are not identity-tracked)
-  k.text(options.algorithm);
+  // "HSK6" (5: views of read-only bases are not identity-tracked; 6: the algorithm and its
+  // budget at the end, once the bytes that decide `small` are counted)
+  k.put<uint32_t>(0x364b5348);
   k.text(options.cost_model);
-  k.put<int64_t>(options.algorithm == "optimal" ? options.optimal_budget : 0);
   k.put<int64_t>(options.split_block_size);
   k.put<uint32_t>(uint32_t(program.instrs.size()));
   // Bases, distinct views and shapes are numbered by first appearance: the key keeps which
@@ -348,6 +349,18 @@ void MergeCache::write_key(const Program& program, const FuserOptions& options, 
   // The size class: which power of 16 the bytes per compute instruction are in. A partition
   // depends on the data's size (fuse() cuts blocks of small data, algorithms weigh bytes), so
   // programs of one structure but sizes far apart get entries of their own.
+  // The algorithm in effect: with `small` asked, options_in_effect's rule from the bytes
+  // counted above (small_program's sum: every view of the compute instructions), so that the
+  // flush's key needs no pass of its own for it.
+  std::string_view algorithm = options.algorithm;
+  if (small) {
+    *small = algorithm_registry().find(options.algorithm).value.searches &&
+             options.search_min_bytes > 0 &&
+             bytes < double(options.search_min_bytes) * double(compute);
+    if (*small) algorithm = "linear";
+  }
+  k.text(algorithm);
+  k.put<int64_t>(algorithm == "optimal" ? options.optimal_budget : 0);
   int size_class = 0;
   for (double b = compute ? bytes / double(compute) : 0; b >= 16 && size_class < 255; b /= 16)
     ++size_class;

@@ -90,9 +90,13 @@ public:
   // written bases (key numbers, ascending) whose distinct views are not all apart that way. Every
   // dependency and every rule-5 conflict is between views of one base, so a partition legal for a
   // program of the key is legal for this one when it is for these bases' accesses.
+  // `small`, when given: `options` are taken as configured, and the key's algorithm is the one
+  // in effect (options_in_effect, ir/fusion/program_key.h: `linear` for a small program of a
+  // searching algorithm), which `small` tells; without it, `options` are the ones in effect.
   static void write_key(const Program& program, const FuserOptions& options, std::string& out,
                         Layout* layout = nullptr, std::vector<Base*>* bases = nullptr,
-                        bool* overlap_free = nullptr, std::vector<uint32_t>* overlapping = nullptr);
+                        bool* overlap_free = nullptr, std::vector<uint32_t>* overlapping = nullptr,
+                        bool* small = nullptr);
 
   // What the key leaves out: each distinct view's base size, offset, extents and strides, in
   // order of first appearance, as a 128-bit XXH3, then the same without the offsets (all zero =

@@ -19,9 +19,9 @@ void options_in_effect(const Program& program, const FuserOptions& options, Fuse
 }
 
 void ProgramKey::compute(const Program& program, const FuserOptions& options) {
-  thread_local FuserOptions effective;
-  options_in_effect(program, options, effective, small);
-  MergeCache::write_key(program, effective, text, &layout, &bases, &overlap_free, &overlapping);
+  // (write_key applies options_in_effect's rule itself, from the bytes its pass counts.)
+  MergeCache::write_key(program, options, text, &layout, &bases, &overlap_free, &overlapping,
+                        &small);
   hash = MergeCache::hash_key(text);
 }
 
