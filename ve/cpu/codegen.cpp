@@ -20,7 +20,7 @@ namespace {
 constexpr size_t kInterleaveMaxOps = 8;
 } // namespace
 
-void Codegen::loop(Value* lo, Value* hi, const std::function<void(Value*)>& body) {
+void Codegen::loop(Value* lo, Value* hi, const std::function<void(Value*)>& body, bool vectorize) {
   llvm::Function* fn = b_.GetInsertBlock()->getParent();
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   auto* header = llvm::BasicBlock::Create(m_.getContext(), "loop", fn);
@@ -36,11 +36,17 @@ void Codegen::loop(Value* lo, Value* hi, const std::function<void(Value*)>& body
   Value* next = b_.CreateAdd(i, e_.i64(1), "", true, true);
   i->addIncoming(next, b_.GetInsertBlock());
   llvm::BranchInst* back = b_.CreateBr(header);
-  if (plan_.instrs.size() > kInterleaveMaxOps) {
-    llvm::LLVMContext& ctx = m_.getContext();
-    llvm::Metadata* count[] = {llvm::MDString::get(ctx, "llvm.loop.interleave.count"),
-                               llvm::ConstantAsMetadata::get(b_.getInt32(1))};
-    llvm::Metadata* self[] = {nullptr, llvm::MDNode::get(ctx, count)};
+  llvm::LLVMContext& ctx = m_.getContext();
+  std::vector<llvm::Metadata*> self = {nullptr};
+  auto property = [&](const char* name, llvm::Constant* value) {
+    llvm::Metadata* kv[] = {llvm::MDString::get(ctx, name), llvm::ConstantAsMetadata::get(value)};
+    self.push_back(llvm::MDNode::get(ctx, kv));
+  };
+  if (!vectorize)
+    property("llvm.loop.vectorize.enable", b_.getFalse());
+  else if (plan_.instrs.size() > kInterleaveMaxOps)
+    property("llvm.loop.interleave.count", b_.getInt32(1));
+  if (self.size() > 1) {
     llvm::MDNode* id = llvm::MDNode::getDistinct(ctx, self);
     id->replaceOperandWith(0, id);
     back->setMetadata(llvm::LLVMContext::MD_loop, id);
@@ -114,19 +120,28 @@ Offsets Codegen::advance(const Offsets& off, int level, Value* i) {
   return r;
 }
 
-Val Codegen::accumulator(size_t j, DType t) {
-  Val v{b_.CreateLoad(e_.type(t), acc_re_[j])};
-  if (acc_im_[j]) v.im = b_.CreateLoad(e_.type(t), acc_im_[j]);
+// A register accumulator: the scalar slot, or lane `lane` of a reduction's kLanes slots.
+Value* Codegen::accumulator_slot(size_t j, llvm::AllocaInst* a, Value* lane) {
+  if (!acc_lanes_[j]) return a;
+  if (in_tail_) return a == acc_re_[j] ? tail_re_[j] : tail_im_[j];
+  HS_INTERNAL_ASSERT(lane) << "a lane accumulator outside the lane loop";
+  return b_.CreateInBoundsGEP(a->getAllocatedType(), a, {e_.i64(0), lane});
+}
+
+Val Codegen::accumulator(size_t j, DType t, Value* lane) {
+  Val v{b_.CreateLoad(e_.type(t), accumulator_slot(j, acc_re_[j], lane))};
+  if (acc_im_[j]) v.im = b_.CreateLoad(e_.type(t), accumulator_slot(j, acc_im_[j], lane));
   return v;
 }
 
-void Codegen::set_accumulator(size_t j, Val v) {
-  b_.CreateStore(v.re, acc_re_[j]);
-  if (acc_im_[j]) b_.CreateStore(v.im, acc_im_[j]);
+void Codegen::set_accumulator(size_t j, Val v, Value* lane) {
+  b_.CreateStore(v.re, accumulator_slot(j, acc_re_[j], lane));
+  if (acc_im_[j]) b_.CreateStore(v.im, accumulator_slot(j, acc_im_[j], lane));
 }
 
-// One combining step; in registers the float sum may be reassociated so the loop vectorizes
-// (partial sums per vector lane, added up at the end of the loop: deterministic for a build).
+// One combining step. Only a single register accumulator (an exact or order-indifferent
+// reduction) may be reassociated so that its loop vectorizes; float sums and products go
+// through lanes in a fixed order (see kLanes).
 Val Codegen::reduce_step(const PlanInstr& in, Val acc, Val x, bool reassociate) {
   llvm::IRBuilderBase::FastMathFlagGuard guard(b_);
   if (reassociate) {
@@ -137,21 +152,135 @@ Val Codegen::reduce_step(const PlanInstr& in, Val acc, Val x, bool reassociate) 
   return reduce_op(in.op).combine(e_, in.in, acc, x);
 }
 
+// The axis loop of a register-mode reduction (lane accumulators: see kLanes): the identity into
+// every lane, whole groups of kLanes elements (the lane loop, vectorizable: its iterations are
+// independent), the rest of the range into one more accumulator (a scalar loop), then the lanes
+// folded pairwise (whole-vector steps; skipped without a whole group: they hold the identity,
+// which is also what the fold would give) and combined with the rest. Other reductions (exact, or
+// indifferent to order) keep one accumulator, which LLVM may reassociate.
+void Codegen::reduce_in_lanes(int lv, const Offsets& off) {
+  const size_t n = plan_.instrs.size();
+  // The lanes as one vector, at the stack slot's own alignment (a vector's is larger).
+  auto load_lanes = [&](size_t j) {
+    llvm::Type* t = llvm::FixedVectorType::get(e_.type(plan_.instrs[j].in), kLanes);
+    Val v{b_.CreateAlignedLoad(t, acc_re_[j], acc_re_[j]->getAlign())};
+    if (acc_im_[j]) v.im = b_.CreateAlignedLoad(t, acc_im_[j], acc_im_[j]->getAlign());
+    return v;
+  };
+  std::vector<Val> identity(n);
+  for (size_t j = 0; j < n; ++j) {
+    if (!acc_re_[j]) continue;
+    const PlanInstr& in = plan_.instrs[j];
+    identity[j] = reduce_op(in.op).identity(e_, in.in);
+    if (!acc_lanes_[j]) {
+      set_accumulator(j, identity[j]);
+      continue;
+    }
+    b_.CreateAlignedStore(b_.CreateVectorSplat(kLanes, identity[j].re), acc_re_[j],
+                          acc_re_[j]->getAlign());
+    if (acc_im_[j])
+      b_.CreateAlignedStore(b_.CreateVectorSplat(kLanes, identity[j].im), acc_im_[j],
+                            acc_im_[j]->getAlign());
+    in_tail_ = true;
+    set_accumulator(j, identity[j]);
+    in_tail_ = false;
+  }
+  Value* lo = range_lo(lv);
+  Value* hi = range_hi(lv);
+  Value* whole = b_.CreateAnd(b_.CreateSub(hi, lo), e_.i64(-int64_t(kLanes)));
+  whole = b_.CreateSelect(b_.CreateICmpSGT(hi, lo), whole, e_.i64(0));
+  static_assert(kLanes == 16, "groups = whole >> log2(kLanes)");
+  Value* groups = b_.CreateLShr(whole, e_.i64(4));
+  loop(e_.i64(0), groups, [&](Value* g) {
+    Value* first = b_.CreateAdd(lo, b_.CreateMul(g, e_.i64(kLanes)));
+    lane_loop(lv, off, lo, first, e_.i64(kLanes), true);
+  });
+  Value* rest = b_.CreateAdd(lo, whole);
+  in_tail_ = true;
+  lane_loop(lv, off, lo, rest, b_.CreateSub(hi, rest), false);
+  in_tail_ = false;
+
+  // The folded lanes, where there was a whole group.
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* before = b_.GetInsertBlock();
+  auto* fold_bb = llvm::BasicBlock::Create(m_.getContext(), "fold_lanes", fn);
+  auto* join_bb = llvm::BasicBlock::Create(m_.getContext(), "lanes_folded", fn);
+  b_.CreateCondBr(b_.CreateICmpNE(groups, e_.i64(0)), fold_bb, join_bb);
+  b_.SetInsertPoint(fold_bb);
+  std::vector<Val> folded(n);
+  for (size_t j = 0; j < n; ++j) {
+    if (!acc_lanes_[j]) continue;
+    const PlanInstr& in = plan_.instrs[j];
+    Val v = load_lanes(j);
+    for (int s = kLanes / 2; s >= 1; s /= 2) {
+      std::vector<int> low(static_cast<size_t>(s)), high(static_cast<size_t>(s));
+      for (int l = 0; l < s; ++l) {
+        low[size_t(l)] = l;
+        high[size_t(l)] = l + s;
+      }
+      auto half = [&](Value* x, const std::vector<int>& which) {
+        return x ? b_.CreateShuffleVector(x, which) : nullptr;
+      };
+      v = reduce_step(in, {half(v.re, low), half(v.im, low)}, {half(v.re, high), half(v.im, high)},
+                      false);
+    }
+    folded[j] = {b_.CreateExtractElement(v.re, uint64_t(0)),
+                 v.im ? b_.CreateExtractElement(v.im, uint64_t(0)) : nullptr};
+  }
+  llvm::BasicBlock* fold_end = b_.GetInsertBlock();
+  b_.CreateBr(join_bb);
+  b_.SetInsertPoint(join_bb);
+  auto merge = [&](Value* none, Value* some) -> Value* {
+    if (!none) return nullptr;
+    llvm::PHINode* phi = b_.CreatePHI(none->getType(), 2);
+    phi->addIncoming(none, before);
+    phi->addIncoming(some, fold_end);
+    return phi;
+  };
+  std::vector<Val> lanes(n); // phis first: they lead the block
+  for (size_t j = 0; j < n; ++j)
+    if (acc_lanes_[j])
+      lanes[j] = {merge(identity[j].re, folded[j].re), merge(identity[j].im, folded[j].im)};
+  for (size_t j = 0; j < n; ++j) {
+    if (!acc_re_[j]) continue;
+    const PlanInstr& in = plan_.instrs[j];
+    Val result;
+    if (acc_lanes_[j]) {
+      in_tail_ = true;
+      result = reduce_step(in, lanes[j], accumulator(j, in.in), false);
+      in_tail_ = false;
+    } else {
+      result = accumulator(j, in.in);
+    }
+    const int a = in.operands[0].index;
+    e_.store(in.in, base_[size_t(a)], off.array[size_t(a)], result);
+  }
+}
+
+// Elements first .. first + count - 1 of the axis, element first + l into lane l.
+void Codegen::lane_loop(int lv, const Offsets& off, Value* lo, Value* first, Value* count,
+                        bool vectorize) {
+  loop(
+      e_.i64(0), count,
+      [&](Value* l) {
+        Value* i = b_.CreateAdd(first, l);
+        lane_ = l;
+        axis_index_ = i;
+        axis_lo_ = lo;
+        level(lv + 1, advance(off, lv, i));
+        lane_ = nullptr;
+      },
+      vectorize);
+}
+
 void Codegen::level(int lv, const Offsets& off) {
   if (lv == plan_.ndim) {
     element(off);
     return;
   }
   const bool at_axis = lv == plan_.axis;
-  if (at_axis && plan_.has_reduction) {
-    if (register_mode()) {
-      for (size_t j = 0; j < plan_.instrs.size(); ++j)
-        if (acc_re_[j])
-          set_accumulator(j, reduce_op(plan_.instrs[j].op).identity(e_, plan_.instrs[j].in));
-    } else {
-      fill(lv + 1, off);
-    }
-  }
+  if (at_axis && plan_.has_reduction && register_mode()) return reduce_in_lanes(lv, off);
+  if (at_axis && plan_.has_reduction) fill(lv + 1, off);
   if (at_axis && plan_.has_scan && register_mode())
     for (size_t j = 0; j < plan_.instrs.size(); ++j)
       if (acc_re_[j])
@@ -164,14 +293,6 @@ void Codegen::level(int lv, const Offsets& off) {
     }
     level(lv + 1, advance(off, lv, i));
   });
-  if (at_axis && plan_.has_reduction && register_mode()) {
-    for (size_t j = 0; j < plan_.instrs.size(); ++j) {
-      if (!acc_re_[j]) continue;
-      int a = plan_.instrs[j].operands[0].index;
-      e_.store(plan_.instrs[j].in, base_[size_t(a)], off.array[size_t(a)],
-               accumulator(j, plan_.instrs[j].in));
-    }
-  }
 }
 
 // Before the axis loop (output rows accumulate in memory): identity into every reduction
@@ -237,14 +358,26 @@ void Codegen::kernel() {
   if (plan_.position_param >= 0) start.position = e_.i64(0);
   acc_re_.assign(plan_.instrs.size(), nullptr);
   acc_im_.assign(plan_.instrs.size(), nullptr);
+  acc_lanes_.assign(plan_.instrs.size(), false);
+  tail_re_.assign(plan_.instrs.size(), nullptr);
+  tail_im_.assign(plan_.instrs.size(), nullptr);
   for (size_t j = 0; j < plan_.instrs.size(); ++j) {
     const PlanInstr& in = plan_.instrs[j];
     Family f = op_info(in.op).family;
     bool reg = (f == Family::REDUCTION || f == Family::SCAN) && register_mode() &&
                !plan_.arrays[size_t(in.operands[0].index)].contracted;
     if (!reg) continue;
-    acc_re_[j] = b_.CreateAlloca(e_.type(in.in));
-    if (is_complex(in.in)) acc_im_[j] = b_.CreateAlloca(e_.type(in.in));
+    acc_lanes_[j] = f == Family::REDUCTION &&
+                    (in.op == Opcode::ADD_REDUCE || in.op == Opcode::MULTIPLY_REDUCE) &&
+                    (is_float(in.in) || is_complex(in.in));
+    llvm::Type* slot = acc_lanes_[j]
+                           ? static_cast<llvm::Type*>(llvm::ArrayType::get(e_.type(in.in), kLanes))
+                           : e_.type(in.in);
+    acc_re_[j] = b_.CreateAlloca(slot);
+    if (is_complex(in.in)) acc_im_[j] = b_.CreateAlloca(slot);
+    if (!acc_lanes_[j]) continue;
+    tail_re_[j] = b_.CreateAlloca(e_.type(in.in));
+    if (is_complex(in.in)) tail_im_[j] = b_.CreateAlloca(e_.type(in.in));
   }
   level(0, start);
   b_.CreateRet(e_.i32(0));

@@ -47,7 +47,7 @@ void Codegen::element_reduction(ElementValues& ev, size_t j) {
   size_t a = size_t(in.operands[0].index);
   if (plan_.arrays[a].contracted) return; // nobody reads it
   if (register_mode()) {
-    set_accumulator(j, reduce_step(in, accumulator(j, in.in), x, true));
+    set_accumulator(j, reduce_step(in, accumulator(j, in.in, lane_), x, !acc_lanes_[j]), lane_);
   } else {
     Val cur = e_.load(in.in, base_[a], ev.off.array[a]);
     e_.store(in.in, base_[a], ev.off.array[a], reduce_step(in, cur, x, false));

@@ -33,6 +33,15 @@ struct ElementValues {
 // Builds one module. It reads only the plan's structure, never its per-call values.
 class Codegen {
 public:
+  // A register-mode float sum or product accumulates in this many lanes: of the axis range
+  // [lo, hi) of n elements, element i < lo + 16 * (n / 16) goes to lane (i - lo) mod kLanes, each
+  // lane in axis order; the last n mod 16 elements go, in order, to one more accumulator. The
+  // result is (the lanes folded pairwise: lane l op lane l + s, s = kLanes/2, ..., 1) op (that
+  // accumulator); every accumulator starts at the identity. The order is part of the generated
+  // code's meaning, not the optimizer's choice: the same bits fused or not, vectorized or not, at
+  // either tier, on any vector width.
+  static constexpr int kLanes = 16;
+
   Codegen(const KernelPlan& plan, llvm::Module& m)
       : plan_(plan), m_(m), b_(m.getContext()), e_(m, b_) {}
 
@@ -48,15 +57,19 @@ private:
   // Values of the body function, loaded once at its entry.
   Value* begin_ = nullptr;
   Value* end_ = nullptr;
-  std::vector<Value*> base_;                       // per array: pointer to element 0 of its view
-  std::vector<Value*> extent_;                     // per level
-  std::vector<std::vector<Value*>> stride_;        // per array, per level (LOOP, REDUCED)
-  std::vector<Value*> position_stride_;            // per level
-  std::vector<Val> constant_;                      // per constant
-  std::vector<std::vector<Value*>> flat_;          // FLAT: extents then strides
-  std::vector<Value*> flat_size_;                  // FLAT: number of elements
-  std::vector<llvm::AllocaInst*> acc_re_, acc_im_; // per instruction: register accumulators
-  Value* axis_index_ = nullptr;                    // the axis loop's counter where inside it
+  std::vector<Value*> base_;                         // per array: pointer to element 0 of its view
+  std::vector<Value*> extent_;                       // per level
+  std::vector<std::vector<Value*>> stride_;          // per array, per level (LOOP, REDUCED)
+  std::vector<Value*> position_stride_;              // per level
+  std::vector<Val> constant_;                        // per constant
+  std::vector<std::vector<Value*>> flat_;            // FLAT: extents then strides
+  std::vector<Value*> flat_size_;                    // FLAT: number of elements
+  std::vector<llvm::AllocaInst*> acc_re_, acc_im_;   // per instruction: register accumulators
+  std::vector<bool> acc_lanes_;                      // per instruction: kLanes accumulators
+  std::vector<llvm::AllocaInst*> tail_re_, tail_im_; // theirs for the range's last elements
+  Value* lane_ = nullptr;                            // the lane loop's counter where inside it
+  bool in_tail_ = false;                             // the lane loop is the range's last elements
+  Value* axis_index_ = nullptr;                      // the axis loop's counter where inside it
   Value* axis_lo_ = nullptr;
 
   bool register_mode() const { return plan_.axis == plan_.ndim - 1; }
@@ -70,7 +83,11 @@ private:
     return !a.contracted && a.role != ArrayRole::FLAT;
   }
 
-  void loop(Value* lo, Value* hi, const std::function<void(Value*)>& body);
+  // A loop over [lo, hi); `vectorize` false asks LLVM to leave it scalar.
+  void loop(Value* lo, Value* hi, const std::function<void(Value*)>& body, bool vectorize = true);
+  void reduce_in_lanes(int lv, const Offsets& off);
+  void lane_loop(int lv, const Offsets& off, Value* lo, Value* first, Value* count, bool vectorize);
+  Value* accumulator_slot(size_t j, llvm::AllocaInst* a, Value* lane);
   void load_params(Value* params);
   Val load_constant(Value* params, const PlanConstant& c);
   Value* advance(Value* off, Value* i, Value* stride, bool innermost, StrideClass cls);
@@ -85,8 +102,8 @@ private:
   void element_gather(ElementValues& ev, size_t j);
   void element_scatter(ElementValues& ev, size_t j);
   Value* flat_offset(int a, Value* flat);
-  Val accumulator(size_t j, DType t);
-  void set_accumulator(size_t j, Val v);
+  Val accumulator(size_t j, DType t, Value* lane = nullptr);
+  void set_accumulator(size_t j, Val v, Value* lane = nullptr);
   Val reduce_step(const PlanInstr& in, Val acc, Val x, bool reassociate);
 };
 

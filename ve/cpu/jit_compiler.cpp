@@ -28,6 +28,7 @@
 #include <llvm/Transforms/Scalar/LICM.h>
 #include <llvm/Transforms/Scalar/LoopPassManager.h>
 #include <llvm/Transforms/Scalar/LoopRotation.h>
+#include <llvm/Transforms/Scalar/LoopUnrollPass.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 #include <llvm/Transforms/Utils/InjectTLIMappings.h>
@@ -169,6 +170,16 @@ llvm::ModulePassManager kernel_pipeline() {
   f.addPass(llvm::LoopVectorizePass(llvm::LoopVectorizeOptions()));
   f.addPass(llvm::InstCombinePass());
   f.addPass(llvm::SimplifyCFGPass());
+  // A reduction's lane loop (codegen.cpp, kLanes iterations) is now a vector loop of a
+  // constant few iterations: unrolled whole, its lanes' stack slots become vector registers.
+  f.addPass(llvm::LoopUnrollPass(llvm::LoopUnrollOptions(3, false, false)
+                                     .setPartial(false)
+                                     .setRuntime(false)
+                                     .setUpperBound(false)
+                                     .setPeeling(false)
+                                     .setProfileBasedPeeling(false)));
+  f.addPass(llvm::SROAPass(llvm::SROAOptions::PreserveCFG));
+  f.addPass(llvm::InstCombinePass());
   llvm::ModulePassManager m;
   m.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(f)));
   return m;

@@ -88,17 +88,11 @@ def stencil(ranks):
     return failures
 
 
-# Programs whose P-rank output is not yet the 1-rank output to the digit (issue 19, open):
-# gauss_elimination at P = 2 and 4 prints the single-process node VEM's digits, the cluster VEM
-# at 1 rank a checksum 2 ulps away (found 2026-11-28 when this comparison was added; overlap on
-# or off alike). Likely its row sums (`np.sum(a * x, axis=1)`, a later-axis reduction) fuse
-# otherwise when no phase is cut at 1 rank, and the engine's summation order follows the block.
-# shallow_water likewise on some CPUs: on an AMD EPYC (znver3, AVX2) machine its checksum (full
-# sums of element-wise products) is 1 ulp off at 1 rank, also at the fifteenth session's commit
-# (cff622d) that passed this test on another machine; with [fuser] algorithm = singleton the two
-# agree, so it is the same mechanism: the summation order follows the fused block.
-# They are still compared with NumPy.
-NOT_YET_DIGIT_EXACT = {"gauss_elimination.py", "shallow_water.py"}
+# Programs whose P-rank output is not yet the 1-rank output to the digit (none since the CPU
+# engine's float sums and products got an order of their own, independent of the block they are
+# fused into: gauss_elimination and shallow_water were listed before, 2026-11-29). Such a program
+# would still be compared with NumPy.
+NOT_YET_DIGIT_EXACT = set()
 
 
 def without_times(text):
