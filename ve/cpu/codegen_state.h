@@ -68,8 +68,11 @@ private:
   std::vector<bool> acc_lanes_;                      // per instruction: kLanes accumulators
   std::vector<llvm::AllocaInst*> tail_re_, tail_im_; // theirs for the range's last elements
   Value* lane_ = nullptr;                            // the lane loop's counter where inside it
-  bool in_tail_ = false;                             // the lane loop is the range's last elements
-  Value* axis_index_ = nullptr;                      // the axis loop's counter where inside it
+  bool in_tail_ = false; // accumulating the range's last elements (past the whole groups)
+  // The lanes stay in memory, the lane loop rolled (see kLaneSetsInRegisters in codegen.cpp).
+  // Else they are promoted to vector registers after the lane loop is vectorized and unrolled.
+  bool lanes_in_memory_ = false;
+  Value* axis_index_ = nullptr; // the axis loop's counter where inside it
   Value* axis_lo_ = nullptr;
 
   bool register_mode() const { return plan_.axis == plan_.ndim - 1; }
@@ -83,10 +86,13 @@ private:
     return !a.contracted && a.role != ArrayRole::FLAT;
   }
 
-  // A loop over [lo, hi); `vectorize` false asks LLVM to leave it scalar.
-  void loop(Value* lo, Value* hi, const std::function<void(Value*)>& body, bool vectorize = true);
+  // What a loop asks of LLVM: the usual (vectorized; not interleaved in a long block), to stay
+  // scalar, or vectorized but never unrolled.
+  enum class LoopHint { USUAL, SCALAR, NO_UNROLL };
+  void loop(Value* lo, Value* hi, const std::function<void(Value*)>& body,
+            LoopHint hint = LoopHint::USUAL);
   void reduce_in_lanes(int lv, const Offsets& off);
-  void lane_loop(int lv, const Offsets& off, Value* lo, Value* first, Value* count, bool vectorize);
+  void lane_loop(int lv, const Offsets& off, Value* lo, Value* first, Value* count, LoopHint hint);
   Value* accumulator_slot(size_t j, llvm::AllocaInst* a, Value* lane);
   void load_params(Value* params);
   Val load_constant(Value* params, const PlanConstant& c);
