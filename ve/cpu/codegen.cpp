@@ -375,13 +375,16 @@ void Codegen::kernel() {
       llvm::FunctionType::get(b_.getVoidTy(), {ptr}, false), "", "r,~{memory}", true);
   tail_re_.assign(plan_.instrs.size(), nullptr);
   tail_im_.assign(plan_.instrs.size(), nullptr);
+  // A reduction or scan that accumulates in registers (its output not contracted).
+  auto accumulates = [&](const PlanInstr& in) {
+    Family f = op_info(in.op).family;
+    return (f == Family::REDUCTION || f == Family::SCAN) && register_mode() &&
+           !plan_.arrays[size_t(in.operands[0].index)].contracted;
+  };
   size_t lane_sets = 0;
   for (size_t j = 0; j < plan_.instrs.size(); ++j) {
     const PlanInstr& in = plan_.instrs[j];
-    Family f = op_info(in.op).family;
-    bool reg = (f == Family::REDUCTION || f == Family::SCAN) && register_mode() &&
-               !plan_.arrays[size_t(in.operands[0].index)].contracted;
-    acc_lanes_[j] = reg && f == Family::REDUCTION &&
+    acc_lanes_[j] = accumulates(in) && op_info(in.op).family == Family::REDUCTION &&
                     (in.op == Opcode::ADD_REDUCE || in.op == Opcode::MULTIPLY_REDUCE) &&
                     (is_float(in.in) || is_complex(in.in));
     if (acc_lanes_[j]) lane_sets += is_complex(in.in) ? 2 : 1;
@@ -390,10 +393,7 @@ void Codegen::kernel() {
       lane_sets > kLaneSetsInRegisters || plan_.instrs.size() > kLanesInRegistersMaxOps;
   for (size_t j = 0; j < plan_.instrs.size(); ++j) {
     const PlanInstr& in = plan_.instrs[j];
-    Family f = op_info(in.op).family;
-    bool reg = (f == Family::REDUCTION || f == Family::SCAN) && register_mode() &&
-               !plan_.arrays[size_t(in.operands[0].index)].contracted;
-    if (!reg) continue;
+    if (!accumulates(in)) continue;
     llvm::Type* slot = acc_lanes_[j]
                            ? static_cast<llvm::Type*>(llvm::ArrayType::get(e_.type(in.in), kLanes))
                            : e_.type(in.in);
