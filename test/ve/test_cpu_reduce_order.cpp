@@ -1,5 +1,5 @@
-// Tests that a float sum's or product's bits are those of its definition (Codegen::kLanes: 16
-// lanes over whole groups, the rest in order, a pairwise fold), whatever the block around it,
+// Tests that a float sum's or product's bits are those of its definition (Codegen::lanes_of: a
+// 64-byte line of lanes, element i in lane i mod lanes, a pairwise fold), whatever the block around it,
 // the code generator or the vector width: alone, fused with a long chain, at opt_level 0, at the
 // fast tier and the optimized one, and split into chunks.
 #include <cmath>
@@ -16,7 +16,16 @@ using namespace hassium;
 using namespace hassium::test;
 
 namespace {
-constexpr int kLanes = 16;
+// 64 bytes of lanes: 8 float64 (complex128: 8 of each part), 16 float32 (complex64).
+template <typename T> constexpr int lanes_of() {
+  if constexpr (std::is_floating_point_v<T>)
+    return 64 / int(sizeof(T));
+  else
+    return 64 / int(sizeof(typename T::value_type));
+}
+// A block this long keeps its lanes in memory (codegen.cpp, kLanesInRegistersMaxOps), a shorter
+// one in registers: both placements are checked.
+constexpr int kChainInMemory = 30;
 
 template <typename T> T apply(Opcode op, T a, T b) {
   return op == Opcode::ADD_REDUCE ? T(a + b) : T(a * b);
@@ -25,15 +34,13 @@ template <typename T> T apply(Opcode op, T a, T b) {
 // The definition: one row of n elements.
 template <typename T> T by_definition(Opcode op, const std::vector<T>& row) {
   const T id = op == Opcode::ADD_REDUCE ? T(0) : T(1);
-  const size_t whole = row.size() / kLanes * kLanes;
+  constexpr size_t kLanes = lanes_of<T>();
   T lanes[kLanes];
   for (T& l : lanes) l = id;
-  for (size_t i = 0; i < whole; ++i) lanes[i % kLanes] = apply(op, lanes[i % kLanes], row[i]);
-  T rest = id;
-  for (size_t i = whole; i < row.size(); ++i) rest = apply(op, rest, row[i]);
-  for (int s = kLanes / 2; s >= 1; s /= 2)
+  for (size_t i = 0; i < row.size(); ++i) lanes[i % kLanes] = apply(op, lanes[i % kLanes], row[i]);
+  for (int s = int(kLanes) / 2; s >= 1; s /= 2)
     for (int l = 0; l < s; ++l) lanes[l] = apply(op, lanes[l], lanes[l + s]);
-  return apply(op, whole ? lanes[0] : id, rest);
+  return lanes[0];
 }
 
 // The same row summed in order: the test's inputs must tell the two apart.
@@ -113,7 +120,7 @@ template <typename T> void check_definition(Opcode op, DType t) {
       order_matters = order_matters || !same_bits(want[size_t(r)], in_order(op, row));
     }
     for (const auto& [name, o] : engines())
-      for (int chain : {0, 12}) {
+      for (int chain : {0, 12, kChainInMemory}) {
         std::vector<T> got = run_rows<T>(op, t, values, rows, n, chain, o);
         for (int64_t r = 0; r < rows; ++r)
           HS_REQUIRE_ELEMENT(same_bits(got[size_t(r)], want[size_t(r)]),
@@ -143,11 +150,54 @@ TEST_CASE("reduction order: a split sum gives the same bits alone, fused and at 
   for (double& v : values) v = random_value<double>(rng, Opcode::ADD_REDUCE);
   std::vector<double> first;
   for (const auto& [name, o] : engines())
-    for (int chain : {0, 12}) {
+    for (int chain : {0, 12, kChainInMemory}) {
       std::vector<double> got =
           run_rows<double>(Opcode::ADD_REDUCE, DType::FLOAT64, values, 1, n, chain, o);
       if (first.empty()) first = got;
       INFO(name << " chain " << chain);
       CHECK(same_bits(got[0], first[0]));
     }
+}
+
+TEST_CASE("reduction order: float32, float64 and int64 sums in one block keep their own lanes",
+          "[ve][cpu][reduce]") {
+  // The block's lane loop runs 16 elements a group (float32's lanes); the float64 sum's 8 lanes
+  // take two elements a group each, the int64 sum one accumulator: each its definition's bits.
+  std::mt19937_64 rng(5);
+  for (int64_t n : {1, 7, 8, 9, 15, 16, 17, 23, 40, 1001}) {
+    const int64_t rows = 4;
+    auto a32 = make_data_base("a32", DType::FLOAT32, rows * n);
+    auto a64 = make_data_base("a64", DType::FLOAT64, rows * n);
+    auto ai = make_data_base("ai", DType::INT64, rows * n);
+    auto s32 = make_data_base("s32", DType::FLOAT32, rows);
+    auto s64 = make_data_base("s64", DType::FLOAT64, rows);
+    auto si = make_data_base("si", DType::INT64, rows);
+    for (int64_t i = 0; i < rows * n; ++i) {
+      data_of<float>(a32)[i] = random_value<float>(rng, Opcode::ADD_REDUCE);
+      data_of<double>(a64)[i] = random_value<double>(rng, Opcode::ADD_REDUCE);
+      data_of<int64_t>(ai)[i] = int64_t(rng() % 1000) - 500;
+    }
+    Program p;
+    for (auto [s, a] : {std::pair{s32, a32}, {s64, a64}, {si, ai}})
+      p.instrs.emplace_back(Opcode::ADD_REDUCE, std::vector<Operand>{View::whole(s),
+                                                                     View::contiguous(a, {rows, n}),
+                                                                     axis_const(1)});
+    for (const auto& [name, o] : engines()) {
+      CpuOptions opts = o;
+      opts.threads = 2;
+      auto engine = make_cpu_engine(opts);
+      run_all(*engine, p);
+      for (int64_t r = 0; r < rows; ++r) {
+        INFO(name << " n " << n << " row " << r);
+        std::vector<float> row32(data_of<float>(a32) + r * n, data_of<float>(a32) + (r + 1) * n);
+        std::vector<double> row64(data_of<double>(a64) + r * n,
+                                  data_of<double>(a64) + (r + 1) * n);
+        int64_t want_i = 0;
+        for (int64_t i = 0; i < n; ++i) want_i += data_of<int64_t>(ai)[r * n + i];
+        CHECK(same_bits(data_of<float>(s32)[r], by_definition(Opcode::ADD_REDUCE, row32)));
+        CHECK(same_bits(data_of<double>(s64)[r], by_definition(Opcode::ADD_REDUCE, row64)));
+        CHECK(data_of<int64_t>(si)[r] == want_i);
+      }
+    }
+  }
 }

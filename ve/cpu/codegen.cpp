@@ -19,13 +19,15 @@ namespace {
 // step: 39 -> 15 ms in the fast code generator, no slower to run). Shorter loops (a sum, an
 // axpy) keep LLVM's choice: interleaved partial sums hide the adds' latency.
 constexpr size_t kInterleaveMaxOps = 8;
-// Lane accumulators (Codegen::kLanes) live in vector registers, their lane loop unrolled, for
-// at most this many sets of lanes (a float sum: one; complex: two) in a loop of at most this
-// many operations: 16 lanes are 4 AVX2 registers a set, and more sets spill the body's own values
-// (an N-body step's three row sums: 20% slower than before lanes), while a longer body unrolled
-// four times costs compile time (that step's optimized compile: 1.0 -> 2.1 s). Else the lanes
-// stay in memory and the lane loop rolled: its work hides the L1 round trip.
-constexpr size_t kLaneSetsInRegisters = 2;
+// Lane accumulators (Codegen::lanes_of) live in vector registers, their lane loop unrolled, for
+// at most this many sets of lanes (64 bytes each; a float sum: one; complex: two) in a loop of at
+// most this many operations: a set is 2 AVX2 registers, and more sets spill the body's own values,
+// while a longer body unrolled costs compile time (an N-body step's optimized compile: 1.0 ->
+// 2.1 s with 16 float64 lanes). Else the lanes stay in memory and the lane loop rolled: its
+// work hides the L1 round trip. (With 16 float64 lanes, 4 registers a set, an N-body step's
+// three row sums in memory ran 20-30% slower than one reassociated accumulator; 8 lanes in
+// registers run as fast.)
+constexpr size_t kLaneSetsInRegisters = 4;
 constexpr size_t kLanesInRegistersMaxOps = 24;
 } // namespace
 
@@ -131,11 +133,12 @@ Offsets Codegen::advance(const Offsets& off, int level, Value* i) {
   return r;
 }
 
-// A register accumulator: the scalar slot, or lane `lane` of a reduction's kLanes slots.
+// A register accumulator: the scalar slot, or the lane of a reduction's slots that element
+// `lane` of a group goes to.
 Value* Codegen::accumulator_slot(size_t j, llvm::AllocaInst* a, Value* lane) {
   if (!acc_lanes_[j]) return a;
-  if (in_tail_) return a == acc_re_[j] ? tail_re_[j] : tail_im_[j];
   HS_INTERNAL_ASSERT(lane) << "a lane accumulator outside the lane loop";
+  if (acc_lanes_[j] < group_) lane = b_.CreateAnd(lane, e_.i64(acc_lanes_[j] - 1));
   return b_.CreateInBoundsGEP(a->getAllocatedType(), a, {e_.i64(0), lane});
 }
 
@@ -152,7 +155,7 @@ void Codegen::set_accumulator(size_t j, Val v, Value* lane) {
 
 // One combining step. Only a single register accumulator (an exact or order-indifferent
 // reduction) may be reassociated so that its loop vectorizes; float sums and products go
-// through lanes in a fixed order (see kLanes).
+// through lanes in a fixed order (see lanes_of).
 Val Codegen::reduce_step(const PlanInstr& in, Val acc, Val x, bool reassociate) {
   llvm::IRBuilderBase::FastMathFlagGuard guard(b_);
   if (reassociate) {
@@ -163,20 +166,25 @@ Val Codegen::reduce_step(const PlanInstr& in, Val acc, Val x, bool reassociate) 
   return reduce_op(in.op).combine(e_, in.in, acc, x);
 }
 
-// The axis loop of a register-mode reduction (lane accumulators: see kLanes): the identity into
-// every lane, whole groups of kLanes elements (the lane loop, vectorizable: its iterations are
-// independent), the rest of the range into one more accumulator (a scalar loop), then the lanes
-// folded pairwise (whole-vector steps; skipped without a whole group: they hold the identity,
-// which is also what the fold would give) and combined with the rest. Other reductions (exact, or
+// The axis loop of a register-mode reduction (lane accumulators: see lanes_of): the identity into
+// every lane, whole groups of group_ elements (the lane loop, vectorizable: its iterations touch
+// other lanes, or the same lane group_ / lanes apart), the rest of the range into the first
+// lanes, then the lanes folded pairwise (whole-vector steps). Other reductions (exact, or
 // indifferent to order) keep one accumulator, which LLVM may reassociate.
 void Codegen::reduce_in_lanes(int lv, const Offsets& off) {
   const size_t n = plan_.instrs.size();
+  auto lanes_type = [&](size_t j) {
+    return llvm::FixedVectorType::get(e_.type(plan_.instrs[j].in), unsigned(acc_lanes_[j]));
+  };
   // The lanes as one vector, at the stack slot's own alignment (a vector's is larger).
   auto load_lanes = [&](size_t j) {
-    llvm::Type* t = llvm::FixedVectorType::get(e_.type(plan_.instrs[j].in), kLanes);
-    Val v{b_.CreateAlignedLoad(t, acc_re_[j], acc_re_[j]->getAlign())};
-    if (acc_im_[j]) v.im = b_.CreateAlignedLoad(t, acc_im_[j], acc_im_[j]->getAlign());
+    Val v{b_.CreateAlignedLoad(lanes_type(j), acc_re_[j], acc_re_[j]->getAlign())};
+    if (acc_im_[j]) v.im = b_.CreateAlignedLoad(lanes_type(j), acc_im_[j], acc_im_[j]->getAlign());
     return v;
+  };
+  auto store_lanes = [&](size_t j, Val v) {
+    b_.CreateAlignedStore(v.re, acc_re_[j], acc_re_[j]->getAlign());
+    if (acc_im_[j]) b_.CreateAlignedStore(v.im, acc_im_[j], acc_im_[j]->getAlign());
   };
   std::vector<Val> identity(n);
   for (size_t j = 0; j < n; ++j) {
@@ -187,85 +195,132 @@ void Codegen::reduce_in_lanes(int lv, const Offsets& off) {
       set_accumulator(j, identity[j]);
       continue;
     }
-    b_.CreateAlignedStore(b_.CreateVectorSplat(kLanes, identity[j].re), acc_re_[j],
-                          acc_re_[j]->getAlign());
-    if (acc_im_[j])
-      b_.CreateAlignedStore(b_.CreateVectorSplat(kLanes, identity[j].im), acc_im_[j],
-                            acc_im_[j]->getAlign());
-    in_tail_ = true;
-    set_accumulator(j, identity[j]);
-    in_tail_ = false;
+    const unsigned lanes = unsigned(acc_lanes_[j]);
+    store_lanes(j, {b_.CreateVectorSplat(lanes, identity[j].re),
+                    identity[j].im ? b_.CreateVectorSplat(lanes, identity[j].im) : nullptr});
   }
   Value* lo = range_lo(lv);
   Value* hi = range_hi(lv);
-  Value* whole = b_.CreateAnd(b_.CreateSub(hi, lo), e_.i64(-int64_t(kLanes)));
+  Value* whole = b_.CreateAnd(b_.CreateSub(hi, lo), e_.i64(-int64_t(group_)));
   whole = b_.CreateSelect(b_.CreateICmpSGT(hi, lo), whole, e_.i64(0));
-  static_assert(kLanes == 16, "groups = whole >> log2(kLanes)");
-  Value* groups = b_.CreateLShr(whole, e_.i64(4));
+  Value* groups = b_.CreateLShr(whole, e_.i64(llvm::Log2_64(uint64_t(group_))));
   loop(e_.i64(0), groups, [&](Value* g) {
-    Value* first = b_.CreateAdd(lo, b_.CreateMul(g, e_.i64(kLanes)));
-    lane_loop(lv, off, lo, first, e_.i64(kLanes),
+    Value* first = b_.CreateAdd(lo, b_.CreateMul(g, e_.i64(group_)));
+    lane_loop(lv, off, lo, first, e_.i64(group_),
               lanes_in_memory_ ? LoopHint::NO_UNROLL : LoopHint::USUAL);
   });
   Value* rest = b_.CreateAdd(lo, whole);
-  in_tail_ = true;
-  lane_loop(lv, off, lo, rest, b_.CreateSub(hi, rest), LoopHint::SCALAR);
-  in_tail_ = false;
+  if (lanes_in_memory_)
+    lane_loop(lv, off, lo, rest, b_.CreateSub(hi, rest), LoopHint::NO_UNROLL);
+  else
+    rest_in_registers(lv, off, lo, rest, hi, identity);
 
-  // The folded lanes, where there was a whole group.
-  llvm::Function* fn = b_.GetInsertBlock()->getParent();
-  llvm::BasicBlock* before = b_.GetInsertBlock();
-  auto* fold_bb = llvm::BasicBlock::Create(m_.getContext(), "fold_lanes", fn);
-  auto* join_bb = llvm::BasicBlock::Create(m_.getContext(), "lanes_folded", fn);
-  b_.CreateCondBr(b_.CreateICmpNE(groups, e_.i64(0)), fold_bb, join_bb);
-  b_.SetInsertPoint(fold_bb);
-  std::vector<Val> folded(n);
-  for (size_t j = 0; j < n; ++j) {
-    if (!acc_lanes_[j]) continue;
-    const PlanInstr& in = plan_.instrs[j];
-    Val v = load_lanes(j);
-    for (int s = kLanes / 2; s >= 1; s /= 2) {
-      std::vector<int> low(static_cast<size_t>(s)), high(static_cast<size_t>(s));
-      for (int l = 0; l < s; ++l) {
-        low[size_t(l)] = l;
-        high[size_t(l)] = l + s;
-      }
-      auto half = [&](Value* x, const std::vector<int>& which) {
-        return x ? b_.CreateShuffleVector(x, which) : nullptr;
-      };
-      v = reduce_step(in, {half(v.re, low), half(v.im, low)}, {half(v.re, high), half(v.im, high)},
-                      false);
-    }
-    folded[j] = {b_.CreateExtractElement(v.re, uint64_t(0)),
-                 v.im ? b_.CreateExtractElement(v.im, uint64_t(0)) : nullptr};
-  }
-  llvm::BasicBlock* fold_end = b_.GetInsertBlock();
-  b_.CreateBr(join_bb);
-  b_.SetInsertPoint(join_bb);
-  auto merge = [&](Value* none, Value* some) -> Value* {
-    if (!none) return nullptr;
-    llvm::PHINode* phi = b_.CreatePHI(none->getType(), 2);
-    phi->addIncoming(none, before);
-    phi->addIncoming(some, fold_end);
-    return phi;
-  };
-  std::vector<Val> lanes(n); // phis first: they lead the block
-  for (size_t j = 0; j < n; ++j)
-    if (acc_lanes_[j])
-      lanes[j] = {merge(identity[j].re, folded[j].re), merge(identity[j].im, folded[j].im)};
   for (size_t j = 0; j < n; ++j) {
     if (!acc_re_[j]) continue;
     const PlanInstr& in = plan_.instrs[j];
     Val result;
     if (acc_lanes_[j]) {
-      in_tail_ = true;
-      result = reduce_step(in, lanes[j], accumulator(j, in.in), false);
-      in_tail_ = false;
+      result = load_lanes(j);
+      for (int s = acc_lanes_[j] / 2; s >= 1; s /= 2) {
+        std::vector<int> low(static_cast<size_t>(s)), high(static_cast<size_t>(s));
+        for (int l = 0; l < s; ++l) {
+          low[size_t(l)] = l;
+          high[size_t(l)] = l + s;
+        }
+        auto half = [&](Value* x, const std::vector<int>& which) {
+          return x ? b_.CreateShuffleVector(x, which) : nullptr;
+        };
+        result = reduce_step(in, {half(result.re, low), half(result.im, low)},
+                             {half(result.re, high), half(result.im, high)}, false);
+      }
+      result = {b_.CreateExtractElement(result.re, uint64_t(0)),
+                result.im ? b_.CreateExtractElement(result.im, uint64_t(0)) : nullptr};
     } else {
       result = accumulator(j, in.in);
     }
     const int a = in.operands[0].index;
     e_.store(in.in, base_[size_t(a)], off.array[size_t(a)], result);
+  }
+}
+
+// The range's last elements rest .. hi - 1 (fewer than group_) with the lanes in registers: a
+// chain of steps, step l computing element rest + l's inputs (the identity where the range ended
+// before it) and touching no lane, so that the steps overlap (lanes updated one by one made each
+// step wait for the last: rows of 3 ran 1.6x slower) and the lanes stay promotable; then each
+// reduction's lanes take them in rounds of whole vectors. Other accumulators take their elements
+// in the steps, as in the loop.
+void Codegen::rest_in_registers(int lv, const Offsets& off, Value* lo, Value* rest, Value* hi,
+                                const std::vector<Val>& identity) {
+  const size_t n = plan_.instrs.size();
+  const int steps = group_ - 1;
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  auto* done = llvm::BasicBlock::Create(m_.getContext(), "rest_done", fn);
+  std::vector<std::vector<Val>> x(static_cast<size_t>(steps), std::vector<Val>(n));
+  std::vector<llvm::BasicBlock*> exits; // exits[k]: left before step k (k == steps: after all)
+  for (int l = 0; l < steps; ++l) {
+    auto* step = llvm::BasicBlock::Create(m_.getContext(), "rest_step", fn);
+    Value* i = b_.CreateAdd(rest, e_.i64(l));
+    b_.CreateCondBr(b_.CreateICmpSLT(i, hi), step, done);
+    exits.push_back(b_.GetInsertBlock());
+    b_.SetInsertPoint(step);
+    lane_ = e_.i64(l);
+    captured_ = &x[size_t(l)];
+    axis_index_ = i;
+    axis_lo_ = lo;
+    level(lv + 1, advance(off, lv, i));
+    captured_ = nullptr;
+    lane_ = nullptr;
+  }
+  b_.CreateBr(done);
+  exits.push_back(b_.GetInsertBlock());
+  b_.SetInsertPoint(done);
+  // Phis first: they lead the block. Step l's inputs where the chain left after it, else the
+  // identity (which leaves its lane as it is: see below).
+  for (size_t j = 0; j < n; ++j) {
+    if (!acc_lanes_[j]) continue;
+    for (int l = 0; l < steps; ++l) {
+      auto phi = [&](Value* computed, Value* none) -> Value* {
+        if (!none) return nullptr;
+        llvm::PHINode* p = b_.CreatePHI(none->getType(), unsigned(exits.size()));
+        for (size_t k = 0; k < exits.size(); ++k)
+          p->addIncoming(int(k) > l ? computed : none, exits[k]);
+        return p;
+      };
+      Val& v = x[size_t(l)][j];
+      v = {phi(v.re, identity[j].re), phi(v.im, identity[j].im)};
+    }
+  }
+  Value* count = b_.CreateSub(hi, rest); // elements in the chain, 0 .. steps
+  for (size_t j = 0; j < n; ++j) {
+    if (!acc_lanes_[j]) continue;
+    const PlanInstr& in = plan_.instrs[j];
+    const int lanes = acc_lanes_[j];
+    auto* t = llvm::FixedVectorType::get(e_.type(in.in), unsigned(lanes));
+    Val acc{b_.CreateAlignedLoad(t, acc_re_[j], acc_re_[j]->getAlign())};
+    if (acc_im_[j]) acc.im = b_.CreateAlignedLoad(t, acc_im_[j], acc_im_[j]->getAlign());
+    for (int first = 0; first < steps; first += lanes) {
+      Val in_lanes{llvm::PoisonValue::get(t), acc.im ? llvm::PoisonValue::get(t) : nullptr};
+      std::vector<llvm::Constant*> index(static_cast<size_t>(lanes));
+      for (int l = 0; l < lanes; ++l) {
+        const Val& v = first + l < steps ? x[size_t(first + l)][j] : identity[j];
+        in_lanes.re = b_.CreateInsertElement(in_lanes.re, v.re, uint64_t(l));
+        if (acc.im) in_lanes.im = b_.CreateInsertElement(in_lanes.im, v.im, uint64_t(l));
+        index[size_t(l)] = llvm::ConstantInt::get(i64(), uint64_t(first + l));
+      }
+      Val sum = reduce_step(in, acc, in_lanes, false);
+      // A lane past the range's end takes the identity, which leaves a real lane's bits as they
+      // are (a lane that starts at +0.0 is never -0.0); a complex product's is not exact (an
+      // infinite part times 0): there those lanes are selected unchanged.
+      if (is_complex(in.in) && in.op == Opcode::MULTIPLY_REDUCE) {
+        Value* taken = b_.CreateICmpSLT(llvm::ConstantVector::get(index),
+                                        b_.CreateVectorSplat(unsigned(lanes), count));
+        sum.re = b_.CreateSelect(taken, sum.re, acc.re);
+        sum.im = b_.CreateSelect(taken, sum.im, acc.im);
+      }
+      acc = sum;
+    }
+    b_.CreateAlignedStore(acc.re, acc_re_[j], acc_re_[j]->getAlign());
+    if (acc_im_[j]) b_.CreateAlignedStore(acc.im, acc_im_[j], acc_im_[j]->getAlign());
   }
 }
 
@@ -370,11 +425,10 @@ void Codegen::kernel() {
   if (plan_.position_param >= 0) start.position = e_.i64(0);
   acc_re_.assign(plan_.instrs.size(), nullptr);
   acc_im_.assign(plan_.instrs.size(), nullptr);
-  acc_lanes_.assign(plan_.instrs.size(), false);
+  acc_lanes_.assign(plan_.instrs.size(), 0);
+  group_ = 1;
   llvm::InlineAsm* escape = llvm::InlineAsm::get(
       llvm::FunctionType::get(b_.getVoidTy(), {ptr}, false), "", "r,~{memory}", true);
-  tail_re_.assign(plan_.instrs.size(), nullptr);
-  tail_im_.assign(plan_.instrs.size(), nullptr);
   // A reduction or scan that accumulates in registers (its output not contracted).
   auto accumulates = [&](const PlanInstr& in) {
     Family f = op_info(in.op).family;
@@ -384,27 +438,28 @@ void Codegen::kernel() {
   size_t lane_sets = 0;
   for (size_t j = 0; j < plan_.instrs.size(); ++j) {
     const PlanInstr& in = plan_.instrs[j];
-    acc_lanes_[j] = accumulates(in) && op_info(in.op).family == Family::REDUCTION &&
-                    (in.op == Opcode::ADD_REDUCE || in.op == Opcode::MULTIPLY_REDUCE) &&
-                    (is_float(in.in) || is_complex(in.in));
-    if (acc_lanes_[j]) lane_sets += is_complex(in.in) ? 2 : 1;
+    const bool in_lanes = accumulates(in) && op_info(in.op).family == Family::REDUCTION &&
+                          (in.op == Opcode::ADD_REDUCE || in.op == Opcode::MULTIPLY_REDUCE) &&
+                          (is_float(in.in) || is_complex(in.in));
+    if (!in_lanes) continue;
+    acc_lanes_[j] = lanes_of(in.in);
+    group_ = std::max(group_, acc_lanes_[j]);
+    lane_sets += is_complex(in.in) ? 2 : 1;
   }
   lanes_in_memory_ =
       lane_sets > kLaneSetsInRegisters || plan_.instrs.size() > kLanesInRegistersMaxOps;
   for (size_t j = 0; j < plan_.instrs.size(); ++j) {
     const PlanInstr& in = plan_.instrs[j];
     if (!accumulates(in)) continue;
-    llvm::Type* slot = acc_lanes_[j]
-                           ? static_cast<llvm::Type*>(llvm::ArrayType::get(e_.type(in.in), kLanes))
-                           : e_.type(in.in);
+    llvm::Type* slot = acc_lanes_[j] ? static_cast<llvm::Type*>(llvm::ArrayType::get(
+                                           e_.type(in.in), uint64_t(acc_lanes_[j])))
+                                     : e_.type(in.in);
     acc_re_[j] = b_.CreateAlloca(slot);
     if (is_complex(in.in)) acc_im_[j] = b_.CreateAlloca(slot);
     if (!acc_lanes_[j]) continue;
     // Lanes on a cache line of their own: a vector of them never straddles two.
     for (llvm::AllocaInst* lanes : {acc_re_[j], acc_im_[j]})
       if (lanes) lanes->setAlignment(llvm::Align(64));
-    tail_re_[j] = b_.CreateAlloca(e_.type(in.in));
-    if (is_complex(in.in)) tail_im_[j] = b_.CreateAlloca(e_.type(in.in));
     if (lanes_in_memory_) // the lanes' address escapes (an empty asm): SROA leaves them in memory
       for (llvm::AllocaInst* lanes : {acc_re_[j], acc_im_[j]})
         if (lanes) b_.CreateCall(escape, {lanes});

@@ -46,7 +46,9 @@ void Codegen::element_reduction(ElementValues& ev, size_t j) {
   Val x = get(ev, in.operands[1]);
   size_t a = size_t(in.operands[0].index);
   if (plan_.arrays[a].contracted) return; // nobody reads it
-  if (register_mode()) {
+  if (register_mode() && captured_ && acc_lanes_[j]) {
+    (*captured_)[j] = x;
+  } else if (register_mode()) {
     set_accumulator(j, reduce_step(in, accumulator(j, in.in, lane_), x, !acc_lanes_[j]), lane_);
   } else {
     Val cur = e_.load(in.in, base_[a], ev.off.array[a]);

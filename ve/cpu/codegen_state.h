@@ -33,14 +33,14 @@ struct ElementValues {
 // Builds one module. It reads only the plan's structure, never its per-call values.
 class Codegen {
 public:
-  // A register-mode float sum or product accumulates in this many lanes: of the axis range
-  // [lo, hi) of n elements, element i < lo + 16 * (n / 16) goes to lane (i - lo) mod kLanes, each
-  // lane in axis order; the last n mod 16 elements go, in order, to one more accumulator. The
-  // result is (the lanes folded pairwise: lane l op lane l + s, s = kLanes/2, ..., 1) op (that
-  // accumulator); every accumulator starts at the identity. The order is part of the generated
-  // code's meaning, not the optimizer's choice: the same bits fused or not, vectorized or not, at
-  // either tier, on any vector width.
-  static constexpr int kLanes = 16;
+  // A register-mode float sum or product accumulates in lanes: one 64-byte line of them, 8 for
+  // float64 (and each part of a complex128), 16 for float32 (complex64). Of the axis range
+  // [lo, hi), element i goes to lane (i - lo) mod lanes, each lane in axis order and starting at
+  // the identity; the result is the lanes folded pairwise (lane l op lane l + s, s = lanes/2,
+  // ..., 1). The order is part of the generated code's meaning, not the optimizer's choice: the
+  // same bits fused or not, vectorized or not, at either tier, on any vector width.
+  static constexpr int kLaneBytes = 64;
+  static int lanes_of(DType t) { return kLaneBytes / dtype_size(real_part_type(t)); }
 
   Codegen(const KernelPlan& plan, llvm::Module& m)
       : plan_(plan), m_(m), b_(m.getContext()), e_(m, b_) {}
@@ -57,18 +57,20 @@ private:
   // Values of the body function, loaded once at its entry.
   Value* begin_ = nullptr;
   Value* end_ = nullptr;
-  std::vector<Value*> base_;                         // per array: pointer to element 0 of its view
-  std::vector<Value*> extent_;                       // per level
-  std::vector<std::vector<Value*>> stride_;          // per array, per level (LOOP, REDUCED)
-  std::vector<Value*> position_stride_;              // per level
-  std::vector<Val> constant_;                        // per constant
-  std::vector<std::vector<Value*>> flat_;            // FLAT: extents then strides
-  std::vector<Value*> flat_size_;                    // FLAT: number of elements
-  std::vector<llvm::AllocaInst*> acc_re_, acc_im_;   // per instruction: register accumulators
-  std::vector<bool> acc_lanes_;                      // per instruction: kLanes accumulators
-  std::vector<llvm::AllocaInst*> tail_re_, tail_im_; // theirs for the range's last elements
-  Value* lane_ = nullptr;                            // the lane loop's counter where inside it
-  bool in_tail_ = false; // accumulating the range's last elements (past the whole groups)
+  std::vector<Value*> base_;                       // per array: pointer to element 0 of its view
+  std::vector<Value*> extent_;                     // per level
+  std::vector<std::vector<Value*>> stride_;        // per array, per level (LOOP, REDUCED)
+  std::vector<Value*> position_stride_;            // per level
+  std::vector<Val> constant_;                      // per constant
+  std::vector<std::vector<Value*>> flat_;          // FLAT: extents then strides
+  std::vector<Value*> flat_size_;                  // FLAT: number of elements
+  std::vector<llvm::AllocaInst*> acc_re_, acc_im_; // per instruction: register accumulators
+  std::vector<int> acc_lanes_;                     // per instruction: its lanes (lanes_of), or 0
+  int group_ = 0; // elements per lane loop: the most lanes of the block's lane accumulators
+  // Where set (a range's last elements in registers), the lane reductions' inputs go here, per
+  // instruction, instead of into their lanes.
+  std::vector<Val>* captured_ = nullptr;
+  Value* lane_ = nullptr; // the lane loop's counter where inside it
   // The lanes stay in memory, the lane loop rolled (see kLaneSetsInRegisters in codegen.cpp).
   // Else they are promoted to vector registers after the lane loop is vectorized and unrolled.
   bool lanes_in_memory_ = false;
@@ -92,6 +94,8 @@ private:
   void loop(Value* lo, Value* hi, const std::function<void(Value*)>& body,
             LoopHint hint = LoopHint::USUAL);
   void reduce_in_lanes(int lv, const Offsets& off);
+  void rest_in_registers(int lv, const Offsets& off, Value* lo, Value* rest, Value* hi,
+                         const std::vector<Val>& identity);
   void lane_loop(int lv, const Offsets& off, Value* lo, Value* first, Value* count, LoopHint hint);
   Value* accumulator_slot(size_t j, llvm::AllocaInst* a, Value* lane);
   void load_params(Value* params);

@@ -170,7 +170,7 @@ llvm::ModulePassManager kernel_pipeline() {
   f.addPass(llvm::LoopVectorizePass(llvm::LoopVectorizeOptions()));
   f.addPass(llvm::InstCombinePass());
   f.addPass(llvm::SimplifyCFGPass());
-  // A reduction's lane loop (codegen.cpp, kLanes iterations) is now a vector loop of a
+  // A reduction's lane loop (codegen.cpp, a group of lanes) is now a vector loop of a
   // constant few iterations: unrolled whole, its lanes' stack slots become vector registers.
   f.addPass(llvm::LoopUnrollPass(llvm::LoopUnrollOptions(3, false, false)
                                      .setPartial(false)
