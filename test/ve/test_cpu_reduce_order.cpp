@@ -24,7 +24,9 @@ template <typename T> constexpr int lanes_of() {
     return 64 / int(sizeof(typename T::value_type));
 }
 // A block this long keeps its lanes in memory (codegen.cpp, kLanesInRegistersMaxOps), a shorter
-// one in registers: both placements are checked.
+// one in registers: both placements are checked. In registers, a sum alone takes a range's rest
+// as a window (codegen.cpp, window_inputs), after a stored chain by the chain of steps before the
+// groups, beside an int64 sum (the last test) by that chain after them.
 constexpr int kChainInMemory = 30;
 
 template <typename T> T apply(Opcode op, T a, T b) {

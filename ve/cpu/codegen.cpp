@@ -204,16 +204,54 @@ void Codegen::reduce_in_lanes(int lv, const Offsets& off) {
   Value* whole = b_.CreateAnd(b_.CreateSub(hi, lo), e_.i64(-int64_t(group_)));
   whole = b_.CreateSelect(b_.CreateICmpSGT(hi, lo), whole, e_.i64(0));
   Value* groups = b_.CreateLShr(whole, e_.i64(llvm::Log2_64(uint64_t(group_))));
+  Value* rest = b_.CreateAdd(lo, whole);
+  // With rest_first_, the rest's inputs are computed before the whole groups: no lane is
+  // touched, so the bits are the same, and their latency (a division, a square root) overlaps
+  // the groups' work instead of ending the range. With a window (window_) and a whole group, they
+  // are computed as the group of elements that ends the range, vectorized (see window_inputs).
+  RestInputs early;
+  if (window_) {
+    llvm::Function* fn = b_.GetInsertBlock()->getParent();
+    auto* window_bb = llvm::BasicBlock::Create(m_.getContext(), "rest_window", fn);
+    auto* chain_bb = llvm::BasicBlock::Create(m_.getContext(), "rest_chain", fn);
+    auto* join_bb = llvm::BasicBlock::Create(m_.getContext(), "rest_ready", fn);
+    // (No rest: the chain leaves at once.)
+    b_.CreateCondBr(b_.CreateAnd(b_.CreateICmpNE(groups, e_.i64(0)), b_.CreateICmpSLT(rest, hi)),
+                    window_bb, chain_bb);
+    b_.SetInsertPoint(window_bb);
+    RestInputs w = window_inputs(lv, off, lo, rest, hi);
+    llvm::BasicBlock* window_end = b_.GetInsertBlock();
+    b_.CreateBr(join_bb);
+    b_.SetInsertPoint(chain_bb);
+    RestInputs c = rest_inputs(lv, off, lo, rest, hi, identity);
+    llvm::BasicBlock* chain_end = b_.GetInsertBlock();
+    b_.CreateBr(join_bb);
+    b_.SetInsertPoint(join_bb);
+    auto merge = [&](Value* a, Value* b) -> Value* {
+      if (!a) return nullptr;
+      llvm::PHINode* phi = b_.CreatePHI(a->getType(), 2);
+      phi->addIncoming(a, window_end);
+      phi->addIncoming(b, chain_end);
+      return phi;
+    };
+    early.count = merge(w.count, c.count);
+    early.rounds.resize(n);
+    for (size_t j = 0; j < n; ++j)
+      for (size_t r = 0; r < w.rounds[j].size(); ++r)
+        early.rounds[j].push_back({merge(w.rounds[j][r].re, c.rounds[j][r].re),
+                                   merge(w.rounds[j][r].im, c.rounds[j][r].im)});
+  } else if (rest_first_) {
+    early = rest_inputs(lv, off, lo, rest, hi, identity);
+  }
   loop(e_.i64(0), groups, [&](Value* g) {
     Value* first = b_.CreateAdd(lo, b_.CreateMul(g, e_.i64(group_)));
     lane_loop(lv, off, lo, first, e_.i64(group_),
               lanes_in_memory_ ? LoopHint::NO_UNROLL : LoopHint::USUAL);
   });
-  Value* rest = b_.CreateAdd(lo, whole);
   if (lanes_in_memory_)
     lane_loop(lv, off, lo, rest, b_.CreateSub(hi, rest), LoopHint::NO_UNROLL);
   else
-    rest_in_registers(lv, off, lo, rest, hi, identity);
+    add_rest(rest_first_ ? early : rest_inputs(lv, off, lo, rest, hi, identity));
 
   for (size_t j = 0; j < n; ++j) {
     if (!acc_re_[j]) continue;
@@ -247,10 +285,10 @@ void Codegen::reduce_in_lanes(int lv, const Offsets& off) {
 // chain of steps, step l computing element rest + l's inputs (the identity where the range ended
 // before it) and touching no lane, so that the steps overlap (lanes updated one by one made each
 // step wait for the last: rows of 3 ran 1.6x slower) and the lanes stay promotable; then each
-// reduction's lanes take them in rounds of whole vectors. Other accumulators take their elements
-// in the steps, as in the loop.
-void Codegen::rest_in_registers(int lv, const Offsets& off, Value* lo, Value* rest, Value* hi,
-                                const std::vector<Val>& identity) {
+// reduction's inputs as whole vectors of its lanes, one per round of them (add_rest adds them).
+// Other accumulators take their elements in the steps, as in the loop.
+Codegen::RestInputs Codegen::rest_inputs(int lv, const Offsets& off, Value* lo, Value* rest,
+                                         Value* hi, const std::vector<Val>& identity) {
   const size_t n = plan_.instrs.size();
   const int steps = group_ - 1;
   llvm::Function* fn = b_.GetInsertBlock()->getParent();
@@ -275,7 +313,7 @@ void Codegen::rest_in_registers(int lv, const Offsets& off, Value* lo, Value* re
   exits.push_back(b_.GetInsertBlock());
   b_.SetInsertPoint(done);
   // Phis first: they lead the block. Step l's inputs where the chain left after it, else the
-  // identity (which leaves its lane as it is: see below).
+  // identity (which leaves its lane as it is: see add_rest).
   for (size_t j = 0; j < n; ++j) {
     if (!acc_lanes_[j]) continue;
     for (int l = 0; l < steps; ++l) {
@@ -290,30 +328,83 @@ void Codegen::rest_in_registers(int lv, const Offsets& off, Value* lo, Value* re
       v = {phi(v.re, identity[j].re), phi(v.im, identity[j].im)};
     }
   }
-  Value* count = b_.CreateSub(hi, rest); // elements in the chain, 0 .. steps
+  RestInputs r;
+  r.count = b_.CreateSub(hi, rest); // elements in the chain, 0 .. steps
+  r.rounds.resize(n);
   for (size_t j = 0; j < n; ++j) {
+    if (!acc_lanes_[j]) continue;
+    const int lanes = acc_lanes_[j];
+    auto* t = llvm::FixedVectorType::get(e_.type(plan_.instrs[j].in), unsigned(lanes));
+    for (int first = 0; first < steps; first += lanes) {
+      Val in_lanes{llvm::PoisonValue::get(t), identity[j].im ? llvm::PoisonValue::get(t) : nullptr};
+      for (int l = 0; l < lanes; ++l) {
+        const Val& v = first + l < steps ? x[size_t(first + l)][j] : identity[j];
+        in_lanes.re = b_.CreateInsertElement(in_lanes.re, v.re, uint64_t(l));
+        if (v.im) in_lanes.im = b_.CreateInsertElement(in_lanes.im, v.im, uint64_t(l));
+      }
+      r.rounds[j].push_back(in_lanes);
+    }
+  }
+  return r;
+}
+
+// The rest's inputs when the range has a whole group: the group of elements that ends the range
+// is computed again (a lane loop that vectorizes), element hi - group_ + l's inputs into window
+// slot l; slots group_ .. 2 group_ - 1 hold the identity (set at the kernel's entry), so the
+// group_ slots from group_ - count on are the rest's inputs followed by identities: the same
+// rounds rest_inputs gives. Only for a block whose other outputs are all contracted (window_):
+// the window's elements are computed twice, and nothing but the window slots is written.
+Codegen::RestInputs Codegen::window_inputs(int lv, const Offsets& off, Value* lo, Value* rest,
+                                           Value* hi) {
+  in_window_ = true;
+  lane_loop(lv, off, lo, b_.CreateSub(hi, e_.i64(group_)), e_.i64(group_), LoopHint::USUAL);
+  in_window_ = false;
+  RestInputs r;
+  r.count = b_.CreateSub(hi, rest);
+  r.rounds.resize(plan_.instrs.size());
+  Value* from = b_.CreateSub(e_.i64(group_), r.count);
+  for (size_t j = 0; j < plan_.instrs.size(); ++j) {
+    if (!acc_lanes_[j]) continue;
+    llvm::Type* elem = e_.type(plan_.instrs[j].in);
+    auto* all = llvm::FixedVectorType::get(elem, unsigned(group_));
+    auto load = [&](llvm::AllocaInst* slots) -> Value* {
+      if (!slots) return nullptr;
+      Value* at = b_.CreateInBoundsGEP(slots->getAllocatedType(), slots, {e_.i64(0), from});
+      return b_.CreateAlignedLoad(
+          all, at, llvm::Align(uint64_t(dtype_size(real_part_type(plan_.instrs[j].in)))));
+    };
+    Val y{load(window_re_[j]), load(window_im_[j])};
+    const int lanes = acc_lanes_[j];
+    for (int first = 0; first < group_; first += lanes) {
+      std::vector<int> which(static_cast<size_t>(lanes));
+      for (int l = 0; l < lanes; ++l) which[size_t(l)] = first + l;
+      r.rounds[j].push_back({b_.CreateShuffleVector(y.re, which),
+                             y.im ? b_.CreateShuffleVector(y.im, which) : nullptr});
+    }
+  }
+  return r;
+}
+
+// Each lane reduction's lanes take the rest's inputs, round by round.
+void Codegen::add_rest(const RestInputs& r) {
+  for (size_t j = 0; j < plan_.instrs.size(); ++j) {
     if (!acc_lanes_[j]) continue;
     const PlanInstr& in = plan_.instrs[j];
     const int lanes = acc_lanes_[j];
     auto* t = llvm::FixedVectorType::get(e_.type(in.in), unsigned(lanes));
     Val acc{b_.CreateAlignedLoad(t, acc_re_[j], acc_re_[j]->getAlign())};
     if (acc_im_[j]) acc.im = b_.CreateAlignedLoad(t, acc_im_[j], acc_im_[j]->getAlign());
-    for (int first = 0; first < steps; first += lanes) {
-      Val in_lanes{llvm::PoisonValue::get(t), acc.im ? llvm::PoisonValue::get(t) : nullptr};
-      std::vector<llvm::Constant*> index(static_cast<size_t>(lanes));
-      for (int l = 0; l < lanes; ++l) {
-        const Val& v = first + l < steps ? x[size_t(first + l)][j] : identity[j];
-        in_lanes.re = b_.CreateInsertElement(in_lanes.re, v.re, uint64_t(l));
-        if (acc.im) in_lanes.im = b_.CreateInsertElement(in_lanes.im, v.im, uint64_t(l));
-        index[size_t(l)] = llvm::ConstantInt::get(i64(), uint64_t(first + l));
-      }
-      Val sum = reduce_step(in, acc, in_lanes, false);
+    for (size_t round = 0; round < r.rounds[j].size(); ++round) {
+      Val sum = reduce_step(in, acc, r.rounds[j][round], false);
       // A lane past the range's end takes the identity, which leaves a real lane's bits as they
       // are (a lane that starts at +0.0 is never -0.0); a complex product's is not exact (an
       // infinite part times 0): there those lanes are selected unchanged.
       if (is_complex(in.in) && in.op == Opcode::MULTIPLY_REDUCE) {
+        std::vector<llvm::Constant*> index(static_cast<size_t>(lanes));
+        for (int l = 0; l < lanes; ++l)
+          index[size_t(l)] = llvm::ConstantInt::get(i64(), round * size_t(lanes) + size_t(l));
         Value* taken = b_.CreateICmpSLT(llvm::ConstantVector::get(index),
-                                        b_.CreateVectorSplat(unsigned(lanes), count));
+                                        b_.CreateVectorSplat(unsigned(lanes), r.count));
         sum.re = b_.CreateSelect(taken, sum.re, acc.re);
         sum.im = b_.CreateSelect(taken, sum.im, acc.im);
       }
@@ -448,6 +539,21 @@ void Codegen::kernel() {
   }
   lanes_in_memory_ =
       lane_sets > kLaneSetsInRegisters || plan_.instrs.size() > kLanesInRegistersMaxOps;
+  // In registers, where every accumulator is a lane one (no scan, no order-sensitive arg
+  // reduction, nothing else taking the rest's elements), the rest's inputs may be computed
+  // before the whole groups; where every other output is contracted too, as a window.
+  rest_first_ = register_mode() && lane_sets > 0 && !lanes_in_memory_ && !plan_.has_scan;
+  window_ = rest_first_;
+  for (size_t j = 0; j < plan_.instrs.size(); ++j) {
+    const PlanInstr& in = plan_.instrs[j];
+    if (acc_lanes_[j]) continue;
+    rest_first_ = rest_first_ && !accumulates(in);
+    const PlanOperand& out = in.operands[0];
+    window_ = window_ && out.is_array && plan_.arrays[size_t(out.index)].contracted;
+  }
+  window_ = window_ && rest_first_;
+  window_re_.assign(plan_.instrs.size(), nullptr);
+  window_im_.assign(plan_.instrs.size(), nullptr);
   for (size_t j = 0; j < plan_.instrs.size(); ++j) {
     const PlanInstr& in = plan_.instrs[j];
     if (!accumulates(in)) continue;
@@ -463,6 +569,20 @@ void Codegen::kernel() {
     if (lanes_in_memory_) // the lanes' address escapes (an empty asm): SROA leaves them in memory
       for (llvm::AllocaInst* lanes : {acc_re_[j], acc_im_[j]})
         if (lanes) b_.CreateCall(escape, {lanes});
+    if (!window_) continue;
+    // The window's slots, their second half the identity for good (window_inputs).
+    llvm::Type* elem = e_.type(in.in);
+    auto* slots = llvm::ArrayType::get(elem, uint64_t(2 * group_));
+    Val identity = reduce_op(in.op).identity(e_, in.in);
+    auto window = [&](Value* id) {
+      llvm::AllocaInst* w = b_.CreateAlloca(slots);
+      w->setAlignment(llvm::Align(64));
+      Value* second = b_.CreateInBoundsGEP(slots, w, {e_.i64(0), e_.i64(group_)});
+      b_.CreateAlignedStore(b_.CreateVectorSplat(unsigned(group_), id), second, llvm::Align(64));
+      return w;
+    };
+    window_re_[j] = window(identity.re);
+    if (identity.im) window_im_[j] = window(identity.im);
   }
   level(0, start);
   b_.CreateRet(e_.i32(0));

@@ -46,7 +46,12 @@ void Codegen::element_reduction(ElementValues& ev, size_t j) {
   Val x = get(ev, in.operands[1]);
   size_t a = size_t(in.operands[0].index);
   if (plan_.arrays[a].contracted) return; // nobody reads it
-  if (register_mode() && captured_ && acc_lanes_[j]) {
+  if (register_mode() && in_window_ && acc_lanes_[j]) {
+    for (auto [slots, v] : {std::pair{window_re_[j], x.re}, {window_im_[j], x.im}})
+      if (slots)
+        b_.CreateStore(v,
+                       b_.CreateInBoundsGEP(slots->getAllocatedType(), slots, {e_.i64(0), lane_}));
+  } else if (register_mode() && captured_ && acc_lanes_[j]) {
     (*captured_)[j] = x;
   } else if (register_mode()) {
     set_accumulator(j, reduce_step(in, accumulator(j, in.in, lane_), x, !acc_lanes_[j]), lane_);

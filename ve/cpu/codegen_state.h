@@ -70,7 +70,11 @@ private:
   // Where set (a range's last elements in registers), the lane reductions' inputs go here, per
   // instruction, instead of into their lanes.
   std::vector<Val>* captured_ = nullptr;
-  Value* lane_ = nullptr; // the lane loop's counter where inside it
+  bool rest_first_ = false; // the rest's inputs before the whole groups (see kernel())
+  bool window_ = false;     // ... and as a window of the range's last group (window_inputs)
+  bool in_window_ = false;  // computing the window: lane reductions' inputs into its slots
+  std::vector<llvm::AllocaInst*> window_re_, window_im_; // per lane reduction: 2 group_ slots
+  Value* lane_ = nullptr;                                // the lane loop's counter where inside it
   // The lanes stay in memory, the lane loop rolled (see kLaneSetsInRegisters in codegen.cpp).
   // Else they are promoted to vector registers after the lane loop is vectorized and unrolled.
   bool lanes_in_memory_ = false;
@@ -94,8 +98,15 @@ private:
   void loop(Value* lo, Value* hi, const std::function<void(Value*)>& body,
             LoopHint hint = LoopHint::USUAL);
   void reduce_in_lanes(int lv, const Offsets& off);
-  void rest_in_registers(int lv, const Offsets& off, Value* lo, Value* rest, Value* hi,
+  // The inputs of a range's last elements to the lane reductions (see rest_inputs).
+  struct RestInputs {
+    Value* count = nullptr;               // how many elements there were
+    std::vector<std::vector<Val>> rounds; // per instruction: a vector of its lanes per round
+  };
+  RestInputs rest_inputs(int lv, const Offsets& off, Value* lo, Value* rest, Value* hi,
                          const std::vector<Val>& identity);
+  RestInputs window_inputs(int lv, const Offsets& off, Value* lo, Value* rest, Value* hi);
+  void add_rest(const RestInputs& r);
   void lane_loop(int lv, const Offsets& off, Value* lo, Value* first, Value* count, LoopHint hint);
   Value* accumulator_slot(size_t j, llvm::AllocaInst* a, Value* lane);
   void load_params(Value* params);
