@@ -37,15 +37,35 @@ struct Item {
 // A key's items: inline for the keys programs write (no allocation per indexing).
 using Items = boost::container::small_vector<Item, 6>;
 
+// A Python int as an index. Beyond intp, NumPy's errors: an OverflowError for one that fits
+// uint64 (2**63 .. 2**64 - 1: its conversion to a C long fails), else its IndexError for what is
+// not an index at all.
+int64_t index_value(PyObject* p) {
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(p, &overflow);
+  if (overflow > 0) {
+    PyLong_AsUnsignedLongLong(p);
+    const bool fits_uint64 = !PyErr_Occurred();
+    PyErr_Clear();
+    if (fits_uint64) raise(PyExc_OverflowError, "Python int too large to convert to C long");
+  }
+  if (overflow) raise_index_error(kBadIndex);
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return v;
+}
+
+// A NumPy bool scalar (numpy.True_): as an index, a 0-d boolean mask like Python's bool.
+bool is_numpy_bool(PyObject* p) {
+  Scalar s;
+  return exact_numpy_scalar_value(p, s) && s.dtype == DType::BOOL;
+}
+
 // A hassium 0-d integer array used as an index is an integer (NumPy calls __index__).
 bool as_integer(py::handle h, int64_t& v) {
   PyObject* p = h.ptr();
   if (PyBool_Check(p)) return false;
   if (PyLong_Check(p)) {
-    int overflow = 0;
-    v = PyLong_AsLongLongAndOverflow(p, &overflow);
-    if (overflow) raise_index_error(kBadIndex); // NumPy's error for ints beyond intp
-    if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+    v = index_value(p);
     return true;
   }
   if (is_ndarray(h)) {
@@ -58,7 +78,7 @@ bool as_integer(py::handle h, int64_t& v) {
   if (PyIndex_Check(p)) {
     py::object o = py::reinterpret_steal<py::object>(PyNumber_Index(p));
     if (!o) throw py::error_already_set();
-    v = o.cast<int64_t>();
+    v = index_value(o.ptr());
     return true;
   }
   return false;
@@ -88,8 +108,8 @@ Item parse_item(py::handle h) {
         return it;
       }
       arr = to_numpy(a);
-    } else if (PyBool_Check(p) || py::isinstance<py::array>(h) || PyList_Check(p) ||
-               PyTuple_Check(p)) {
+    } else if (PyBool_Check(p) || is_numpy_bool(p) || py::isinstance<py::array>(h) ||
+               PyList_Check(p) || PyTuple_Check(p)) {
       arr = np().attr("asarray")(h);
       if (PyList_Check(p) && PyList_GET_SIZE(p) == 0) arr = np().attr("asarray")(h, "intp");
     } else {

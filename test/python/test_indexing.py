@@ -99,6 +99,37 @@ def test_fancy_errors():
     assert str(e) == "index 5 is out of bounds for axis 0 with size 3"
 
 
+@pytest.mark.parametrize("index", [2**63, 2**64 - 1, np.uint64(2**64 - 1), 2**64, -2**63 - 1,
+                                   -2**64], ids=repr)
+def test_index_beyond_intp_is_numpys_error(index):
+    # NumPy: OverflowError "Python int too large to convert to C long" for what fits uint64, else
+    # IndexError; reading and writing, alone and in a tuple key; the array stays usable.
+    a = np.zeros((3, 4))
+    h = hassium.array(a)
+    for key in (index, (index, 0), (0, index)):
+        for op in (lambda m: m[key], lambda m: m.__setitem__(key, 1.0)):
+            with pytest.raises(Exception) as ne:
+                op(a)
+            with pytest.raises(Exception) as he:
+                op(h)
+            assert type(he.value) is type(ne.value) and str(he.value) == str(ne.value)
+    h[1, 2] = 5.0
+    assert float(h[1, 2]) == 5.0
+
+
+@pytest.mark.parametrize("key", [np.True_, np.False_, (np.True_, 0), (np.False_, 0),
+                                 (np.True_, slice(1, None)), (0, np.True_), (Ellipsis, np.True_)],
+                         ids=repr)
+def test_numpy_bool_scalar_index_is_a_0d_mask(key):
+    a = np.arange(12.0).reshape(3, 4)
+    h = hassium.array(a)
+    assert_same(h[key], a[key])
+    b = a.copy()
+    b[key] = -1.0
+    h[key] = -1.0
+    assert_same(h, b)
+
+
 def test_boolean_mask_get_and_set():
     a = np.arange(12.0).reshape(3, 4)
     h = hassium.array(a)
