@@ -1,8 +1,10 @@
 // Boolean-mask selection on the host: a row-major walk of the mask with x beside it, the last
 // axis in a loop of its own; a contiguous mask is read eight elements at a time (a word of
-// zeros is skipped, a word of ones copied as one block), elements are copied by their size.
+// zeros is skipped, a word of ones copied as one block, a word of at most four selected copies
+// just those), elements are copied by their size.
 #include "bridge/common/compress.h"
 
+#include <bit>
 #include <cstring>
 
 #include "core/dtype.h"
@@ -78,6 +80,15 @@ char* compress_row(const uint8_t* mp, int64_t ms, const char* xp, int64_t xs, in
       if (w == kOnes && xs == 1) { // eight selected, contiguous: one block
         std::memcpy(out, xp + i * int64_t(Size), 8 * Size);
         out += 8 * Size;
+        continue;
+      }
+      if (((w * kOnes) >> 56) <= 4) { // few selected: read only theirs (a sparse mask's
+        do {                           // other elements would double the cache lines read)
+          const int64_t j = i + (std::countr_zero(w) >> 3);
+          std::memcpy(out, xp + j * xs * int64_t(Size), Size);
+          out += Size;
+          w &= w - 1; // (one bit a selected byte)
+        } while (w);
         continue;
       }
       for (int64_t j = i; j < i + 8; ++j) {

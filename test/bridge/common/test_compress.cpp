@@ -100,18 +100,21 @@ TEST_CASE("compress matches an element-by-element selection") {
   }
 }
 
-TEST_CASE("long contiguous masks: runs of words, none, all") {
+TEST_CASE("long contiguous masks: runs of words, none, all, sparse words") {
   for (int64_t n : {1, 7, 8, 9, 64, 1000, 4099}) {
     std::vector<char> xmem, mmem(static_cast<size_t>(n));
     BasePtr xb = filled_base(DType::FLOAT64, n, xmem);
     BasePtr mb = make_base("m", DType::BOOL, n);
     mb->data = mmem.data();
-    for (int pattern = 0; pattern < 4; ++pattern) {
+    for (int pattern = 0; pattern < 6; ++pattern) {
+      // (4, 5: words of one to four selected, read element by element)
       for (int64_t i = 0; i < n; ++i)
         mmem[size_t(i)] = char(pattern == 0   ? 0
                                : pattern == 1 ? 1
                                : pattern == 2 ? (i / 13) % 2
-                                              : (i % 8 != 7));
+                               : pattern == 3 ? (i % 8 != 7)
+                               : pattern == 4 ? 2 * (i % 5 == 0)
+                                              : (i % 8 == 0 || i % 8 == 3 || i % 8 == 7));
       const View x = View::whole(xb), m = View::whole(mb);
       std::vector<double> want;
       for (int64_t i = 0; i < n; ++i)
