@@ -54,9 +54,7 @@ void Codegen::loop(Value* lo, Value* hi, const std::function<void(Value*)>& body
     if (value) kv.push_back(llvm::ConstantAsMetadata::get(value));
     self.push_back(llvm::MDNode::get(ctx, kv));
   };
-  if (hint == LoopHint::SCALAR)
-    property("llvm.loop.vectorize.enable", b_.getFalse());
-  else if (plan_.instrs.size() > kInterleaveMaxOps)
+  if (plan_.instrs.size() > kInterleaveMaxOps)
     property("llvm.loop.interleave.count", b_.getInt32(1));
   if (hint == LoopHint::NO_UNROLL) property("llvm.loop.unroll.disable", nullptr);
   if (self.size() > 1) {
@@ -166,6 +164,20 @@ Val Codegen::reduce_step(const PlanInstr& in, Val acc, Val x, bool reassociate) 
   return reduce_op(in.op).combine(e_, in.in, acc, x);
 }
 
+// A lane reduction's lanes as one vector (each part), at the stack slot's own alignment (a
+// vector's is larger).
+Val Codegen::load_lanes(size_t j) {
+  auto* t = llvm::FixedVectorType::get(e_.type(plan_.instrs[j].in), unsigned(acc_lanes_[j]));
+  Val v{b_.CreateAlignedLoad(t, acc_re_[j], acc_re_[j]->getAlign())};
+  if (acc_im_[j]) v.im = b_.CreateAlignedLoad(t, acc_im_[j], acc_im_[j]->getAlign());
+  return v;
+}
+
+void Codegen::store_lanes(size_t j, Val v) {
+  b_.CreateAlignedStore(v.re, acc_re_[j], acc_re_[j]->getAlign());
+  if (acc_im_[j]) b_.CreateAlignedStore(v.im, acc_im_[j], acc_im_[j]->getAlign());
+}
+
 // The axis loop of a register-mode reduction (lane accumulators: see lanes_of): the identity into
 // every lane, whole groups of group_ elements (the lane loop, vectorizable: its iterations touch
 // other lanes, or the same lane group_ / lanes apart), the rest of the range into the first
@@ -173,19 +185,6 @@ Val Codegen::reduce_step(const PlanInstr& in, Val acc, Val x, bool reassociate) 
 // indifferent to order) keep one accumulator, which LLVM may reassociate.
 void Codegen::reduce_in_lanes(int lv, const Offsets& off) {
   const size_t n = plan_.instrs.size();
-  auto lanes_type = [&](size_t j) {
-    return llvm::FixedVectorType::get(e_.type(plan_.instrs[j].in), unsigned(acc_lanes_[j]));
-  };
-  // The lanes as one vector, at the stack slot's own alignment (a vector's is larger).
-  auto load_lanes = [&](size_t j) {
-    Val v{b_.CreateAlignedLoad(lanes_type(j), acc_re_[j], acc_re_[j]->getAlign())};
-    if (acc_im_[j]) v.im = b_.CreateAlignedLoad(lanes_type(j), acc_im_[j], acc_im_[j]->getAlign());
-    return v;
-  };
-  auto store_lanes = [&](size_t j, Val v) {
-    b_.CreateAlignedStore(v.re, acc_re_[j], acc_re_[j]->getAlign());
-    if (acc_im_[j]) b_.CreateAlignedStore(v.im, acc_im_[j], acc_im_[j]->getAlign());
-  };
   std::vector<Val> identity(n);
   for (size_t j = 0; j < n; ++j) {
     if (!acc_re_[j]) continue;
@@ -391,9 +390,7 @@ void Codegen::add_rest(const RestInputs& r) {
     if (!acc_lanes_[j]) continue;
     const PlanInstr& in = plan_.instrs[j];
     const int lanes = acc_lanes_[j];
-    auto* t = llvm::FixedVectorType::get(e_.type(in.in), unsigned(lanes));
-    Val acc{b_.CreateAlignedLoad(t, acc_re_[j], acc_re_[j]->getAlign())};
-    if (acc_im_[j]) acc.im = b_.CreateAlignedLoad(t, acc_im_[j], acc_im_[j]->getAlign());
+    Val acc = load_lanes(j);
     for (size_t round = 0; round < r.rounds[j].size(); ++round) {
       Val sum = reduce_step(in, acc, r.rounds[j][round], false);
       // A lane past the range's end takes the identity, which leaves a real lane's bits as they
@@ -410,8 +407,7 @@ void Codegen::add_rest(const RestInputs& r) {
       }
       acc = sum;
     }
-    b_.CreateAlignedStore(acc.re, acc_re_[j], acc_re_[j]->getAlign());
-    if (acc_im_[j]) b_.CreateAlignedStore(acc.im, acc_im_[j], acc_im_[j]->getAlign());
+    store_lanes(j, acc);
   }
 }
 
@@ -542,16 +538,18 @@ void Codegen::kernel() {
   // In registers, where every accumulator is a lane one (no scan, no order-sensitive arg
   // reduction, nothing else taking the rest's elements), the rest's inputs may be computed
   // before the whole groups; where every other output is contracted too, as a window.
-  rest_first_ = register_mode() && lane_sets > 0 && !lanes_in_memory_ && !plan_.has_scan;
-  window_ = rest_first_;
+  bool only_lane_accumulators = true, only_lane_outputs = true;
   for (size_t j = 0; j < plan_.instrs.size(); ++j) {
     const PlanInstr& in = plan_.instrs[j];
     if (acc_lanes_[j]) continue;
-    rest_first_ = rest_first_ && !accumulates(in);
+    only_lane_accumulators = only_lane_accumulators && !accumulates(in);
     const PlanOperand& out = in.operands[0];
-    window_ = window_ && out.is_array && plan_.arrays[size_t(out.index)].contracted;
+    only_lane_outputs =
+        only_lane_outputs && out.is_array && plan_.arrays[size_t(out.index)].contracted;
   }
-  window_ = window_ && rest_first_;
+  rest_first_ = register_mode() && lane_sets > 0 && !lanes_in_memory_ && !plan_.has_scan &&
+                only_lane_accumulators;
+  window_ = rest_first_ && only_lane_outputs;
   window_re_.assign(plan_.instrs.size(), nullptr);
   window_im_.assign(plan_.instrs.size(), nullptr);
   for (size_t j = 0; j < plan_.instrs.size(); ++j) {

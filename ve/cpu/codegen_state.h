@@ -92,12 +92,14 @@ private:
     return !a.contracted && a.role != ArrayRole::FLAT;
   }
 
-  // What a loop asks of LLVM: the usual (vectorized; not interleaved in a long block), to stay
-  // scalar, or vectorized but never unrolled.
-  enum class LoopHint { USUAL, SCALAR, NO_UNROLL };
+  // What a loop asks of LLVM: the usual (vectorized; not interleaved in a long block), or
+  // vectorized but never unrolled.
+  enum class LoopHint { USUAL, NO_UNROLL };
   void loop(Value* lo, Value* hi, const std::function<void(Value*)>& body,
             LoopHint hint = LoopHint::USUAL);
   void reduce_in_lanes(int lv, const Offsets& off);
+  Val load_lanes(size_t j);
+  void store_lanes(size_t j, Val v);
   // The inputs of a range's last elements to the lane reductions (see rest_inputs).
   struct RestInputs {
     Value* count = nullptr;               // how many elements there were
