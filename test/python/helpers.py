@@ -1,6 +1,7 @@
 """Comparing hassium results with NumPy's: values, dtypes, shapes, exception types."""
 
 import numpy as np
+import pytest
 
 import hassium
 
@@ -36,6 +37,16 @@ def both(fn, *args, **kwargs):
     """fn applied to hassium and NumPy versions of the arguments; returns (h, n)."""
     hargs = [hassium.array(a) if isinstance(a, np.ndarray) else a for a in args]
     return fn(hassium, *hargs, **kwargs), fn(np, *args, **kwargs)
+
+
+def same_error_message(op, n, h):
+    """op(n) on a NumPy object and op(h) on its hassium twin raise the same exception type with
+    the same message."""
+    with pytest.raises(Exception) as ne:
+        op(n)
+    with pytest.raises(Exception) as he:
+        op(h)
+    assert type(he.value) is type(ne.value) and str(he.value) == str(ne.value)
 
 
 def same_error(fn, *args):
