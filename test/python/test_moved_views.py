@@ -146,3 +146,19 @@ def test_matrix_temporaries_replay_without_checks():
     counts = replayed(run)
     np.testing.assert_allclose(np.asarray(out), out_ref, rtol=1e-12)
     assert counts["plan_checks"] == 0
+
+
+def test_replays_whose_constants_stop_agreeing():
+    # A fused block's equal constants are one kernel parameter: x * c + y * 0.5 with c == 0.5
+    # runs a kernel with one constant. The same flush replayed with c != 0.5 (and with the
+    # views moved) must not run that kernel; every step's values are NumPy's.
+    a = np.random.default_rng(7).random((50, 64))
+    ref = a.copy()
+    h = hassium.asarray(a.copy())
+    for j, c in enumerate([0.5, 0.5, 2.0, 0.5, -0.0, 0.0, 3.0, 0.5] * 3):
+        k = 1 + j % 40
+        ref[k] = ref[k - 1] * c + ref[k] * 0.5
+        h[k] = h[k - 1] * c + h[k] * 0.5
+        assert float(h[k, 3]) == ref[k, 3]  # a flush per step
+        np.testing.assert_array_equal(np.asarray(h[k]), ref[k])
+    np.testing.assert_array_equal(np.asarray(h), ref)

@@ -115,9 +115,9 @@ TEST_CASE("engine plan: prepared slots run without compiling, reshaped ones plan
   }
   CHECK(engine->stats().memory_cache_hits == 0); // counted as compiled by the prepare
   engine->reshape(*plan);
-  Case next(0.5, 2.0);
+  Case next(0.75, 2.0);
   next.run(*engine, *plan); // planned again at the launch, the kernels from the memory cache
-  next.check(0.5, 2.0);
+  next.check(0.75, 2.0);
   CHECK(engine->stats().kernels_compiled == 2);
   CHECK(engine->stats().memory_cache_hits == 2);
 }
@@ -136,4 +136,35 @@ TEST_CASE("engine plan: nothing is kept without a kernel cache", "[ve][cpu][stat
   b.check(1.0, 3.0);
   CHECK(uncached->stats().kernels_compiled == 4);
   CHECK(uncached->stats().memory_cache_hits == 0);
+}
+
+TEST_CASE("engine plan: a slot whose constants no longer share a value is planned again",
+          "[ve][cpu][state]") {
+  // Case(0.5, ...) multiplies by 0.5 twice: its kernel has one constant for both. A replay of
+  // the slot with another c cannot run that kernel: the block is planned again (a kernel with
+  // two constants), and that one serves every c after it, 0.5 included. Through a launch (an
+  // exact repeat of a flush) and through prepare (a replay planned again for other extents).
+  for (bool prepared : {false, true}) {
+    INFO((prepared ? "prepared" : "launched"));
+    auto engine = test_engine();
+    auto plan = engine->make_plan(2);
+    auto run = [&](Case& c) {
+      if (prepared) {
+        engine->prepare(*plan, 0, KernelBlock{&c.p, {0, 1, 2, 3}, {c.t.get()}});
+        engine->prepare(*plan, 1, KernelBlock{&c.p, {4}, {}});
+        engine->end_prepare(*plan);
+      }
+      c.run(*engine, *plan);
+    };
+    Case first(0.5, 0.0);
+    run(first);
+    first.check(0.5, 0.0);
+    CHECK(engine->stats().kernels_compiled == 2);
+    for (auto [c, shift] : {std::pair{2.0, 1.0}, std::pair{0.5, 3.0}, std::pair{-4.0, 0.5}}) {
+      Case next(c, shift);
+      run(next);
+      next.check(c, shift);
+    }
+    CHECK(engine->stats().kernels_compiled == 3);
+  }
 }

@@ -2,6 +2,7 @@
 // chunking chosen for reductions, and what makes two blocks share a kernel (the spec).
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <random>
 
 #include "test/ve/cpu_fixture.h"
@@ -201,4 +202,56 @@ TEST_CASE("plan: a block planned again for other extents is the plan made afresh
   }
   CHECK(same > 100);
   CHECK(changed > 50);
+}
+
+TEST_CASE("plan: equal constants are one parameter, and a bind checks they still are",
+          "[ve][cpu][plan]") {
+  // r = a * x + y * a (x, y constants), t contracted: x and y share one parameter when their
+  // dtype and bits agree (-0.0 is not 0.0; one NaN's bits are one value), and a plan made
+  // sharing them binds another program only where they still agree.
+  auto a = make_data_base("a", DType::FLOAT64, 64), r = make_data_base("r", DType::FLOAT64, 64);
+  auto t = make_temp_base("t", DType::FLOAT64, 64);
+  auto program = [&](Scalar x, Scalar y) {
+    Program p;
+    View va = View::contiguous(a, {64}), vr = View::contiguous(r, {64}),
+         vt = View::contiguous(t, {64});
+    p.instrs.emplace_back(Opcode::MULTIPLY, std::vector<Operand>{vt, va, x});
+    p.instrs.emplace_back(Opcode::MULTIPLY, std::vector<Operand>{vr, va, y});
+    p.instrs.emplace_back(Opcode::ADD, std::vector<Operand>{vr, vt, vr});
+    return p;
+  };
+  auto block = [&](const Program& p) { return KernelBlock{&p, {0, 1, 2}, {t.get()}}; };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Program same = program(Scalar::of_float(2.5), Scalar::of_float(2.5));
+  Program other = program(Scalar::of_float(2.5), Scalar::of_float(3.0));
+  Program zeros = program(Scalar::of_float(0.0), Scalar::of_float(-0.0));
+  Program nans = program(Scalar::of_float(nan), Scalar::of_float(nan));
+  Program ints = program(Scalar::of_int(2), Scalar::of_float(2.0)); // other dtypes: apart
+  cpu::KernelPlan shared = cpu::plan_block(block(same));
+  CHECK(shared.constants.size() == 1);
+  CHECK(shared.constant_uses.size() == 1);
+  CHECK(shared.instrs[0].operands[2].index == shared.instrs[1].operands[2].index);
+  cpu::KernelPlan apart = cpu::plan_block(block(other));
+  CHECK(apart.constants.size() == 2);
+  CHECK(apart.constant_uses.empty());
+  CHECK(apart.spec != shared.spec); // another kernel
+  CHECK(cpu::plan_block(block(zeros)).constants.size() == 2);
+  CHECK(cpu::plan_block(block(nans)).constants.size() == 1);
+  CHECK(cpu::plan_block(block(ints)).constants.size() == 2);
+
+  // Bound to a program whose constants agree (other values): it holds; where they differ: not.
+  Program same2 = program(Scalar::of_float(-1.0), Scalar::of_float(-1.0));
+  cpu::KernelPlan rebound = shared;
+  CHECK(cpu::bind_plan(block(same2), rebound));
+  CHECK(rebound.params == cpu::plan_block(block(same2)).params);
+  CHECK_FALSE(cpu::bind_plan(block(other), rebound));
+  // Planned again for a program whose constants differ: the fresh plan, spec included.
+  cpu::KernelPlan replanned = shared;
+  CHECK_FALSE(cpu::replan_block(block(other), replanned));
+  CHECK(replanned.spec == apart.spec);
+  CHECK(replanned.params == apart.params);
+  // A plan made with the constants apart serves programs whose constants agree.
+  cpu::KernelPlan wider = apart;
+  CHECK(cpu::replan_block(block(same2), wider));
+  CHECK(wider.constants.size() == 2);
 }

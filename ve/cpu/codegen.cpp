@@ -56,7 +56,8 @@ void Codegen::loop(Value* lo, Value* hi, const std::function<void(Value*)>& body
   };
   if (plan_.instrs.size() > kInterleaveMaxOps)
     property("llvm.loop.interleave.count", b_.getInt32(1));
-  if (hint == LoopHint::NO_UNROLL) property("llvm.loop.unroll.disable", nullptr);
+  if (hint != LoopHint::USUAL) property("llvm.loop.unroll.disable", nullptr);
+  if (hint == LoopHint::SCALAR) property("llvm.loop.vectorize.enable", b_.getFalse());
   if (self.size() > 1) {
     llvm::MDNode* id = llvm::MDNode::getDistinct(ctx, self);
     id->replaceOperandWith(0, id);
@@ -248,7 +249,7 @@ void Codegen::reduce_in_lanes(int lv, const Offsets& off) {
               lanes_in_memory_ ? LoopHint::NO_UNROLL : LoopHint::USUAL);
   });
   if (lanes_in_memory_)
-    lane_loop(lv, off, lo, rest, b_.CreateSub(hi, rest), LoopHint::NO_UNROLL);
+    lane_loop(lv, off, lo, rest, b_.CreateSub(hi, rest), LoopHint::SCALAR);
   else
     add_rest(rest_first_ ? early : rest_inputs(lv, off, lo, rest, hi, identity));
 

@@ -92,9 +92,10 @@ private:
     return !a.contracted && a.role != ArrayRole::FLAT;
   }
 
-  // What a loop asks of LLVM: the usual (vectorized; not interleaved in a long block), or
-  // vectorized but never unrolled.
-  enum class LoopHint { USUAL, NO_UNROLL };
+  // What a loop asks of LLVM: the usual (vectorized; not interleaved in a long block),
+  // vectorized but never unrolled, or neither (a loop of fewer iterations than a vector: its
+  // vector and epilogue copies would only multiply the code to compile).
+  enum class LoopHint { USUAL, NO_UNROLL, SCALAR };
   void loop(Value* lo, Value* hi, const std::function<void(Value*)>& body,
             LoopHint hint = LoopHint::USUAL);
   void reduce_in_lanes(int lv, const Offsets& off);

@@ -183,10 +183,10 @@ public:
       } else {
         run_sorting(first, threads_);
       }
-    } else if (slot.ready) {
-      // Prepared, or the same structure as the block that ran in this slot before: bind this
-      // block's pointers, offsets and constants and run the kernel.
-      bind_plan(block, slot.plan);
+    } else if (slot.ready && bind_plan(block, slot.plan)) {
+      // Prepared, or the same structure as the block that ran in this slot before: this block's
+      // pointers, offsets and constants bound (unless its constants no longer share as the
+      // plan's do: planned again below), run the kernel.
       if (!slot.counted) ++stats_.memory_cache_hits;
       slot.counted = false;
       if (!slot.plan.empty) {

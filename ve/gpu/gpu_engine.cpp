@@ -178,14 +178,16 @@ public:
     Slot& slot = slot_of(p, b);
     auto t0 = Clock::now();
     const double compile0 = programs_.stats().compile_seconds;
+    // A replayed slot binds this block's constants; where they no longer share as its plan's
+    // do, the block is planned again.
+    if (slot.ready && slot.on_gpu && !plan::bind_plan(block, slot.plan, /*bind_data=*/false))
+      slot.ready = false;
     if (!slot.ready) {
       plan_slot(slot, block);
       if (needs_program(slot)) {
         pending_.push_back(&slot);
         compile_pending();
       }
-    } else if (slot.on_gpu) {
-      plan::bind_plan(block, slot.plan, /*bind_data=*/false);
     }
     // A replay runs the slot's program again: a memory-cache hit, as the CPU engine counts it.
     if (slot.on_gpu && slot.program && !slot.counted) ++replay_hits_;

@@ -3,9 +3,11 @@
 #include "ve/plan/kernel_plan.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstring>
 #include <numeric>
+#include <unordered_map>
 
 #include <boost/container/small_vector.hpp>
 
@@ -91,6 +93,41 @@ inline void append_int(SpecWriter& s, int64_t v) {
   s.append_int(v);
 }
 
+// A constant's two parameter slots: its bits as the kernel reads them (float32 rounded).
+std::array<int64_t, 2> constant_slots(const Scalar& s) {
+  std::array<int64_t, 2> slots = {0, 0};
+  const DType t = s.dtype;
+  if (t == DType::BOOL) {
+    slots[0] = s.b;
+  } else if (is_signed_int(t)) {
+    slots[0] = s.i;
+  } else if (is_unsigned_int(t)) {
+    slots[0] = int64_t(s.u);
+  } else if (t == DType::FLOAT32 || t == DType::COMPLEX64) {
+    float re = float(s.re), im = float(s.im);
+    std::memcpy(&slots[0], &re, sizeof re);
+    std::memcpy(&slots[1], &im, sizeof im);
+  } else {
+    std::memcpy(&slots[0], &s.re, sizeof s.re);
+    std::memcpy(&slots[1], &s.im, sizeof s.im);
+  }
+  return slots;
+}
+
+// Constants by dtype and slots, for sharing them in a plan.
+struct ConstantKey {
+  DType dtype;
+  std::array<int64_t, 2> slots;
+  bool operator==(const ConstantKey&) const = default;
+};
+struct ConstantKeyHash {
+  size_t operator()(const ConstantKey& k) const {
+    uint64_t h = uint64_t(k.slots[0]) * 0x9E3779B97F4A7C15ull;
+    h ^= uint64_t(k.slots[1]) + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
+    return size_t(h ^ (uint64_t(k.dtype) << 56));
+  }
+};
+
 // Row-major contiguous strides of a shape.
 Dims contiguous_strides(const Dims& shape) {
   Dims s(shape.size());
@@ -128,6 +165,14 @@ struct Builder {
   }
   static PointerIndex& written_index() {
     thread_local PointerIndex index;
+    return index;
+  }
+  // The constants collect() found, by value: searched in turn while few, then through an index
+  // (per thread, reused).
+  static constexpr size_t kConstantsSearched = 8;
+  boost::container::small_vector<ConstantKey, kConstantsSearched> constant_keys;
+  static std::unordered_map<ConstantKey, int, ConstantKeyHash>& constant_index() {
+    thread_local std::unordered_map<ConstantKey, int, ConstantKeyHash> index;
     return index;
   }
 
@@ -188,9 +233,33 @@ struct Builder {
     return int(plan.arrays.size() - 1);
   }
 
+  // The constant operand p of instruction idx: a constant of the plan's (the same dtype and bits
+  // as an earlier operand: that one's, and a use to check at bind), or a new one.
+  int add_constant(const Scalar& s, size_t idx, size_t p) {
+    const ConstantKey key{s.dtype, constant_slots(s)};
+    const int next = int(plan.constants.size());
+    int found = next;
+    if (constant_keys.size() < kConstantsSearched) {
+      for (size_t c = 0; c < constant_keys.size() && found == next; ++c)
+        if (constant_keys[c] == key) found = int(c);
+      if (found == next) constant_keys.push_back(key);
+    } else {
+      auto& index = constant_index();
+      if (index.empty())
+        for (size_t c = 0; c < constant_keys.size(); ++c) index.emplace(constant_keys[c], int(c));
+      found = index.try_emplace(key, next).first->second;
+    }
+    if (found == next)
+      plan.constants.push_back({s.dtype, -1, uint32_t(idx), uint8_t(p)});
+    else
+      plan.constant_uses.push_back({uint32_t(idx), uint8_t(p), found});
+    return found;
+  }
+
   void collect() {
     const Program& prog = *block.program;
     HS_INTERNAL_ASSERT(!block.instrs.empty()) << "an empty block";
+    if (!constant_index().empty()) constant_index().clear();
     shape = prog.instrs[block.instrs[0]].loop_shape();
     for (size_t idx : block.instrs) {
       const Instruction& in = prog.instrs[idx];
@@ -221,8 +290,7 @@ struct Builder {
         if (in.is_view(p)) {
           pi.operands.push_back({true, add_array(in.view(p), role_of(in, p), p == 0, idx, p)});
         } else {
-          plan.constants.push_back({in.constant(p).dtype, -1, uint32_t(idx), uint8_t(p)});
-          pi.operands.push_back({false, int(plan.constants.size() - 1)});
+          pi.operands.push_back({false, add_constant(in.constant(p), idx, p)});
         }
       }
       plan.instrs.push_back(std::move(pi));
@@ -515,12 +583,14 @@ void plan_block(const KernelBlock& block, KernelPlan& plan, bool bind_data) {
   KernelPlan fresh;
   fresh.arrays = std::move(plan.arrays);
   fresh.constants = std::move(plan.constants);
+  fresh.constant_uses = std::move(plan.constant_uses);
   fresh.instrs = std::move(plan.instrs);
   fresh.spec = std::move(plan.spec);
   fresh.params = std::move(plan.params);
   fresh.ptrs = std::move(plan.ptrs);
   fresh.arrays.clear();
   fresh.constants.clear();
+  fresh.constant_uses.clear();
   fresh.instrs.clear();
   fresh.spec.clear();
   fresh.params.clear();
@@ -531,7 +601,8 @@ void plan_block(const KernelBlock& block, KernelPlan& plan, bool bind_data) {
   plan.source_axis = b.axis;
   b.derive_geometry();
   b.write_spec();
-  bind_plan(block, plan, bind_data);
+  const bool bound = bind_plan(block, plan, bind_data);
+  HS_INTERNAL_ASSERT(bound) << "a fresh plan's constants do not bind";
 }
 
 namespace {
@@ -560,15 +631,12 @@ bool replan_block(const KernelBlock& block, KernelPlan& plan, bool bind_data) {
   plan.partial_elems = 0;
   Builder b(block, plan, Builder::Geometry{});
   b.derive_geometry();
-  if (structure_of(plan) == before) {
-    bind_plan(block, plan, bind_data);
-    return true;
-  }
+  if (structure_of(plan) == before && bind_plan(block, plan, bind_data)) return true;
   plan_block(block, plan, bind_data);
   return false;
 }
 
-void bind_plan(const KernelBlock& block, KernelPlan& plan, bool bind_data) {
+bool bind_plan(const KernelBlock& block, KernelPlan& plan, bool bind_data) {
   const Program& prog = *block.program;
   const bool partial = plan.chunks > 1;
   for (PlanArray& a : plan.arrays) {
@@ -586,26 +654,17 @@ void bind_plan(const KernelBlock& block, KernelPlan& plan, bool bind_data) {
     }
   }
   for (const PlanConstant& c : plan.constants) {
-    const Scalar& s = prog.instrs[c.instr].constant(c.operand);
-    int64_t slots[2] = {0, 0};
-    DType t = s.dtype;
-    if (t == DType::BOOL)
-      slots[0] = s.b;
-    else if (is_signed_int(t))
-      slots[0] = s.i;
-    else if (is_unsigned_int(t))
-      slots[0] = int64_t(s.u);
-    else if (t == DType::FLOAT32 || t == DType::COMPLEX64) {
-      float re = float(s.re), im = float(s.im);
-      std::memcpy(&slots[0], &re, sizeof re);
-      std::memcpy(&slots[1], &im, sizeof im);
-    } else {
-      std::memcpy(&slots[0], &s.re, sizeof s.re);
-      std::memcpy(&slots[1], &s.im, sizeof s.im);
-    }
+    const std::array<int64_t, 2> slots = constant_slots(prog.instrs[c.instr].constant(c.operand));
     plan.params[size_t(c.param)] = slots[0];
     plan.params[size_t(c.param) + 1] = slots[1];
   }
+  for (const PlanConstantUse& u : plan.constant_uses) {
+    const std::array<int64_t, 2> slots = constant_slots(prog.instrs[u.instr].constant(u.operand));
+    const PlanConstant& c = plan.constants[size_t(u.constant)];
+    if (slots[0] != plan.params[size_t(c.param)] || slots[1] != plan.params[size_t(c.param) + 1])
+      return false;
+  }
+  return true;
 }
 
 KernelPlan plan_block(const KernelBlock& block) {

@@ -61,11 +61,22 @@ struct PlanInstr {
   boost::container::small_vector<PlanOperand, 4> operands;
 };
 
+// Constant operands with the same dtype and bits are one constant: a fused block repeats its
+// literals (Black-Scholes' 10 maturities: 290 constant operands, 66 values), and each constant is
+// a parameter the kernel loads and keeps (the fast code generator's time, its registers).
 struct PlanConstant {
   DType dtype;
   int param;          // two slots: the value's bits (complex: re, im)
-  uint32_t instr = 0; // operand `operand` of program instruction `instr`
+  uint32_t instr = 0; // operand `operand` of program instruction `instr` (its first use)
   uint8_t operand = 0;
+};
+
+// A later use of a constant: the plan holds for a program only where its value is still the
+// constant's (bind_plan checks).
+struct PlanConstantUse {
+  uint32_t instr = 0;
+  uint8_t operand = 0;
+  int constant = 0;
 };
 
 // Parameter layout (int64 slots):
@@ -90,6 +101,7 @@ struct KernelPlan {
   int position_param = -1;
   std::vector<PlanArray> arrays;
   std::vector<PlanConstant> constants;
+  std::vector<PlanConstantUse> constant_uses; // (the sharing is in the instrs' operands)
   std::vector<PlanInstr> instrs;
   std::string spec; // canonical text of the structure: the memory-cache key
 
@@ -121,16 +133,18 @@ void plan_block(const KernelBlock& block, KernelPlan& plan, bool bind_data = tru
 // Plans `plan`, built by plan_block for a block of the same structure (the same instructions,
 // arrays, constants and contraction: a flush plan replayed for other extents or strides), again
 // for `block`'s geometry: loop order and collapse, split, chunks, parameters and pointers. True
-// when the structure the kernel is compiled from came out the same (the spec is unchanged and
-// left as it was, possibly empty: its kernel runs the block); false when it did not, and `plan`
-// is then plan_block's for `block` (spec included).
+// when the structure the kernel is compiled from came out the same, constant sharing included
+// (the spec is unchanged and left as it was, possibly empty: its kernel runs the block); false
+// when it did not, and `plan` is then plan_block's for `block` (spec included).
 bool replan_block(const KernelBlock& block, KernelPlan& plan, bool bind_data = true);
 
 // (Re)binds a plan built for a block of the same structure and layout (same instructions,
 // operand geometry and contraction; the program may be another with other bases and constant
 // values): each array's view and pointer, and each constant's parameter slots, from `block`'s
-// program. plan_block ends with it.
-void bind_plan(const KernelBlock& block, KernelPlan& plan, bool bind_data = true);
+// program. plan_block ends with it. False when the program's constants no longer share as the
+// plan's do (an operand of a shared constant has another value now): the plan's kernel does not
+// compute this block, which must be planned again (plan_block).
+[[nodiscard]] bool bind_plan(const KernelBlock& block, KernelPlan& plan, bool bind_data = true);
 
 // Below this many loop iterations a kernel runs on one thread.
 inline constexpr int64_t kParallelMin = int64_t(1) << 15;
