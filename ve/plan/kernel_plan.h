@@ -62,8 +62,9 @@ struct PlanInstr {
 };
 
 // Constant operands with the same dtype and bits are one constant: a fused block repeats its
-// literals (Black-Scholes' 10 maturities: 290 constant operands, 66 values), and each constant is
-// a parameter the kernel loads and keeps (the fast code generator's time, its registers).
+// literals (the main job's first flush, eight Black-Scholes maturities: 282 constant operands,
+// 46 values), and each constant is a parameter the kernel loads and keeps (the fast code
+// generator's time, its registers).
 struct PlanConstant {
   DType dtype;
   int param;          // two slots: the value's bits (complex: re, im)
