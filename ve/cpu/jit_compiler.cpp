@@ -55,7 +55,7 @@ constexpr size_t kParallelBatchSize = 40;
 // The kernel pipeline's version: part of every cache key, so a change of the pipeline (or of
 // what a tier means) never loads objects the previous one compiled. (A change of hassium's code
 // generator changes kCodegenSourceHash.)
-constexpr int kPipelineVersion = 4;
+constexpr int kPipelineVersion = 3;
 
 // LLVM's errors become InternalErrors at this boundary (a kernel that does not compile is a bug).
 template <typename T> T unwrap(llvm::Expected<T> value, const char* what) {
@@ -170,13 +170,6 @@ llvm::ModulePassManager kernel_pipeline() {
   f.addPass(llvm::LoopVectorizePass(llvm::LoopVectorizeOptions()));
   f.addPass(llvm::InstCombinePass());
   f.addPass(llvm::SimplifyCFGPass());
-  // The vectorizer splats each invariant scalar (a constant, a broadcast operand) in its vector
-  // loop's preheader: inside the loop around it (a reduction's group loop), where the fast code
-  // generator would splat them again every iteration (the main job's fast-tier kernel ran ~12%
-  // slower). Hoisted out of every loop.
-  llvm::LoopPassManager hoist;
-  hoist.addPass(llvm::LICMPass(llvm::LICMOptions()));
-  f.addPass(llvm::createFunctionToLoopPassAdaptor(std::move(hoist), /*UseMemorySSA=*/true));
   // A reduction's lane loop (codegen.cpp, a group of lanes) is now a vector loop of a
   // constant few iterations: unrolled whole, its lanes' stack slots become vector registers.
   f.addPass(llvm::LoopUnrollPass(llvm::LoopUnrollOptions(3, false, false)
