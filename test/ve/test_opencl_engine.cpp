@@ -232,6 +232,35 @@ TEST_CASE("opencl: a loop of 100 fused steps copies its array in once and out on
   a->data = nullptr;
 }
 
+TEST_CASE("opencl: a replay whose constants stop sharing a value is planned again",
+          "[ve][opencl]") {
+  // a = a * c + k, a flush per step: with c == k the kernel has one constant for both; the
+  // replayed flush with c != k must not run it. Small integers: every value exact.
+  Backend& b = opencl();
+  BasePtr a = make_base("a", DType::FLOAT64, 1000);
+  std::vector<double> host(1000, 1.0);
+  a->data = host.data();
+  double expect = 1.0;
+  for (auto [c, k] : {std::pair{2.0, 2.0}, std::pair{3.0, 2.0}, std::pair{2.0, 2.0},
+                      std::pair{-1.0, 5.0}, std::pair{1.0, 1.0}}) {
+    Program p;
+    p.instrs.emplace_back(Opcode::MULTIPLY, std::vector<Operand>{View::whole(a), View::whole(a),
+                                                                 Scalar::of_float(c)});
+    p.instrs.emplace_back(
+        Opcode::ADD, std::vector<Operand>{View::whole(a), View::whole(a), Scalar::of_float(k)});
+    p.instrs.emplace_back(Opcode::SYNC, std::vector<Operand>{View::whole(a)});
+    b.execute(p);
+    expect = expect * c + k;
+    INFO("c " << c << " k " << k);
+    CHECK(host[0] == expect);
+    CHECK(host[999] == expect);
+  }
+  Program free_a;
+  free_a.instrs.emplace_back(Opcode::FREE, std::vector<Operand>{View::whole(a)});
+  b.execute(free_a);
+  a->data = nullptr;
+}
+
 TEST_CASE("opencl: a read of one element copies that element, not the whole base", "[ve][opencl]") {
   // A pivot loop: the device rewrites a 256 x 256 matrix each step, the host reads A[k, k].
   Backend& b = opencl();

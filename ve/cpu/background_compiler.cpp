@@ -126,7 +126,6 @@ void BackgroundCompiler::submit(const std::string& spec, const KernelPlan& plan)
   copy.arrays = plan.arrays;
   for (PlanArray& a : copy.arrays) a.view = nullptr; // the block's views are gone by then
   copy.constants = plan.constants;
-  copy.constant_uses = plan.constant_uses;
   copy.instrs = plan.instrs;
   copy.spec = plan.spec; // (the cache key is made from it)
   {
