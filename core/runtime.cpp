@@ -288,6 +288,10 @@ void Runtime::allocate_host(Base& base) {
 
 ProfileCounters Runtime::counters() const {
   std::lock_guard exec(exec_mutex_); // the backend's counters change while it runs
+  return counters_held();
+}
+
+ProfileCounters Runtime::counters_held() const {
   std::lock_guard lock(mutex_);
   ProfileCounters c = counters_;
   if (stack_.backend) stack_.backend->add_counters(c);
@@ -305,17 +309,22 @@ void Runtime::finish_queued_work() {
   if (stack_.backend) stack_.backend->finish_queued_work();
 }
 
+namespace {
+// How long the exit hook waits for a flush to end before it leaves the stack as it is.
+constexpr auto kShutdownWait = std::chrono::seconds(2);
+} // namespace
+
 void Runtime::shutdown() {
   ReleaseBin bin;
-  bool profile;
-  {
-    std::lock_guard exec(exec_mutex_);
-    profile = stack_.profile;
-  }
-  if (profile) print_profile(std::cerr, counters());
-  Stack old;
+  Stack old; // destroyed after the locks
   Program dropped;
-  std::lock_guard exec(exec_mutex_);
+  // exit() called while a flush runs (from a thread the flush waits for: a compile helper, an
+  // OpenMP worker, a library calling exit on a fatal error) runs this exit hook while the flush
+  // holds the execution lock and can never release it. The hook then leaves the stack as it is
+  // rather than wait forever: the process is ending either way.
+  std::unique_lock exec(exec_mutex_, std::defer_lock);
+  if (!exec.try_lock_for(kShutdownWait)) return;
+  if (stack_.profile) print_profile(std::cerr, counters_held());
   std::lock_guard lock(mutex_);
   old = std::exchange(stack_, Stack());
   dropped = std::exchange(pending_, Program());

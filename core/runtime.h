@@ -133,12 +133,15 @@ private:
   // A write pending to a base on the same foreign memory as `base`; `others_only`: to another
   // base than `base` itself (the caller holds the state lock).
   bool foreign_writes_pending(const Base& base, bool others_only) const;
+  // counters() for a caller holding the execution lock.
+  ProfileCounters counters_held() const;
   // Keeps the operand vectors of an executed program for operand_storage(), emptied.
   void keep_operand_storage(Program& program);
 
   // Execution lock: held by a flush from taking the pending program until its backend returns;
-  // guards stack_ (except the check, copied into check_).
-  mutable std::mutex exec_mutex_;
+  // guards stack_ (except the check, copied into check_). Timed: shutdown() gives up on it (see
+  // there).
+  mutable std::timed_mutex exec_mutex_;
   Stack stack_;
   bool installed_flag_ = false; // guarded by mutex_ (installed() must not wait for a flush)
 

@@ -1,6 +1,13 @@
 // Tests for core/runtime: recording, flushing through a backend, filters, errors, counters.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
 #include "core/error.h"
 #include "core/runtime.h"
 
@@ -329,4 +336,43 @@ TEST_CASE("writes_pending: a write to foreign memory is pending for every base o
   CHECK_FALSE(rt.writes_pending(*whole));
   CHECK_FALSE(rt.writes_pending(*head));
   own->data = nullptr;
+}
+
+namespace {
+// Calls exit() from a thread it waits for, as a compile helper or an OpenMP worker would on a
+// fatal error of a library: the exit hook then runs while the flush holds the execution lock.
+struct ExitingBackend : Backend {
+  std::string_view name() const override { return "exiting"; }
+  void execute(const Program&) override {
+    std::thread helper([] { std::exit(3); });
+    helper.join();
+  }
+  void add_counters(ProfileCounters&) const override {}
+};
+} // namespace
+
+TEST_CASE("exit() from a thread a flush waits for ends the process: the exit hook gives up") {
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    Runtime& rt = Runtime::instance(); // the one with the exit hook
+    Stack s;
+    s.backend = std::make_unique<ExitingBackend>();
+    rt.install(std::move(s));
+    rt.record(add(make_base("a", DType::FLOAT64, 4)));
+    rt.flush();
+    std::_Exit(0); // not reached
+  }
+  int status = 0;
+  pid_t done = 0;
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while ((done = ::waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (done == 0) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    FAIL("the process hung in its exit hook");
+  }
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 3);
 }

@@ -37,6 +37,7 @@
 
 #include "core/error.h"
 #include "ve/cpu/codegen.h"
+#include "ve/cpu/llvm_errors.h"
 #include "ve/cpu/object_cache.h"
 #include "ve/cpu/object_file.h"
 #include "ve/cpu/runtime_helpers.h"
@@ -72,6 +73,7 @@ void init_llvm() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::InitializeNativeTargetAsmParser();
+    install_llvm_fatal_error_handler();
   });
 }
 
@@ -131,8 +133,16 @@ public:
     }
     llvm::orc::SimpleCompiler compile(*tm, m.getModuleFlag(kNotCached) ? nullptr : cache_);
     auto object = compile(m);
-    std::lock_guard<std::mutex> lock(mu_);
-    spare.push_back(std::move(tm));
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      spare.push_back(std::move(tm));
+    }
+    // The code generator's errors (kept by the context: llvm_errors.h) fail the compile.
+    std::string errors = take_llvm_errors(m.getContext());
+    if (!errors.empty())
+      return llvm::make_error<llvm::StringError>("code generation of " + m.getModuleIdentifier() +
+                                                     ": " + errors,
+                                                 llvm::inconvertibleErrorCode());
     return object;
   }
 
@@ -416,7 +426,7 @@ CompileResult JitCompiler::compile(const KernelPlan& plan, Tier tier) {
   const std::string prefix = key_prefix(plan);
   CompileResult r;
   if (!find_existing(plan, prefix, tier, r)) {
-    auto ctx = std::make_unique<llvm::LLVMContext>();
+    auto ctx = new_llvm_context();
     std::unique_ptr<llvm::Module> module = I.module_for(plan, *ctx);
     const bool optimizable = I.optimizable(*module);
     const Tier t = tier == Tier::OPTIMIZED && optimizable ? Tier::OPTIMIZED : Tier::FAST;
@@ -492,7 +502,7 @@ std::vector<CompileResult> JitCompiler::compile_fast(const std::vector<const Ker
   std::vector<size_t> final_alone;
   std::mutex final_mu;
   auto compile_group = [&](const std::vector<const Job*>& group) {
-    auto ctx = std::make_unique<llvm::LLVMContext>();
+    auto ctx = new_llvm_context();
     std::unique_ptr<llvm::Module> module;
     std::vector<std::string> names;
     std::vector<bool> reductions;
@@ -511,7 +521,7 @@ std::vector<CompileResult> JitCompiler::compile_fast(const std::vector<const Ker
         module = std::move(m);
       else
         HS_INTERNAL_ASSERT(!llvm::Linker::linkModules(*module, std::move(m)))
-            << "linking a kernel into its batch";
+            << "linking a kernel into its batch: " << take_llvm_errors(*ctx);
     }
     if (!module) return;
     {
@@ -572,7 +582,7 @@ void JitCompiler::release() {
 
 void JitCompiler::warm_up(const KernelPlan& plan) {
   Impl& I = *impl_;
-  auto ctx = std::make_unique<llvm::LLVMContext>();
+  auto ctx = new_llvm_context();
   auto m = I.module_for(plan, *ctx);
   std::string name;
   {
@@ -591,8 +601,8 @@ void JitCompiler::warm_up(const KernelPlan& plan) {
 }
 
 std::string JitCompiler::ir_text(const KernelPlan& plan, bool optimized) {
-  llvm::LLVMContext ctx;
-  auto m = impl_->module_for(plan, ctx);
+  auto ctx = new_llvm_context();
+  auto m = impl_->module_for(plan, *ctx);
   if (optimized) impl_->optimize(*m);
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -602,8 +612,8 @@ std::string JitCompiler::ir_text(const KernelPlan& plan, bool optimized) {
 
 std::string JitCompiler::asm_text(const KernelPlan& plan, Tier tier) {
   Impl& I = *impl_;
-  llvm::LLVMContext ctx;
-  auto m = I.module_for(plan, ctx);
+  auto ctx = new_llvm_context();
+  auto m = I.module_for(plan, *ctx);
   if (!I.optimizable(*m)) tier = Tier::FAST;
   I.optimize(*m);
   llvm::orc::JITTargetMachineBuilder b = I.jtmb;

@@ -14,6 +14,8 @@
 set(HASSIUM_LLVM_COMPONENTS core orcjit passes linker native support)
 
 add_library(hassium_llvm_shared INTERFACE)
+# (Its headers too, for the tests that build LLVM IR themselves: test_cpu_llvm_errors.cpp.)
+target_include_directories(hassium_llvm_shared SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
 if(TARGET LLVM)
   target_link_libraries(hassium_llvm_shared INTERFACE LLVM)
 else()
