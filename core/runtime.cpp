@@ -310,8 +310,11 @@ void Runtime::finish_queued_work() {
 }
 
 namespace {
-// How long the exit hook waits for a flush to end before it leaves the stack as it is.
-constexpr auto kShutdownWait = std::chrono::seconds(2);
+// How long the exit hook waits for a flush to end before it leaves the stack as it is: long
+// enough for a flush still running on another thread at exit (a daemon thread's) to finish and
+// be torn down cleanly, short enough that a process exit()ing from a thread a flush waits for
+// ends soon.
+constexpr auto kShutdownWait = std::chrono::seconds(10);
 } // namespace
 
 void Runtime::shutdown() {

@@ -365,7 +365,7 @@ TEST_CASE("exit() from a thread a flush waits for ends the process: the exit hoo
   }
   int status = 0;
   pid_t done = 0;
-  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(40);
   while ((done = ::waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   if (done == 0) {
