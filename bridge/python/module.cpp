@@ -30,6 +30,7 @@ PYBIND11_MODULE(_hassium, m) {
   hassium::publish_builtin_registries();
 #endif
   blas_threads_wait_as_configured(); // before anything here imports NumPy
+  hp::note_main_thread();
   hp::bind_ndarray(m);
   hp::bind_ufuncs(m);
   hp::bind_functions(m);

@@ -9,6 +9,7 @@
 #include <charconv>
 #include <optional>
 #include <string>
+#include <unistd.h>
 
 #include "bridge/common/recording.h"
 #include "core/config.h"
@@ -194,10 +195,47 @@ bool align_flushes() {
 FlushPolicy::Stats flush_policy_stats() {
   return g_recorder.stats();
 }
+namespace {
+unsigned long g_main_thread = 0; // threading.main_thread().ident (note_main_thread)
+
+bool interpreter_finalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing();
+#else
+  return _Py_IsFinalizing();
+#endif
+}
+
+// Takes the GIL back after without_gil's work, in plain code (never in a destructor). A daemon
+// thread whose flush ends while the interpreter shuts down would be ended inside
+// PyEval_RestoreThread (CPython 3.11-3.13: pthread_exit, a forced unwind through C++ frames; from
+// a destructor, which is noexcept, std::terminate: the process aborted at exit). Such a thread
+// waits for the process to end instead, as CPython 3.14 makes its daemon threads do. The main
+// thread finalizes the interpreter and gets the GIL back as always.
+void take_gil_back(PyThreadState* state) {
+  if (interpreter_finalizing() && PyThread_get_thread_ident() != g_main_thread)
+    for (;;) ::pause();
+  PyEval_RestoreThread(state);
+}
+} // namespace
+
+void note_main_thread() {
+  g_main_thread = pybind11::module_::import("threading")
+                      .attr("main_thread")()
+                      .attr("ident")
+                      .cast<unsigned long>();
+}
+
 void without_gil(const std::function<void()>& f) {
   if (!PyGILState_Check()) return f();
-  pybind11::gil_scoped_release nogil;
-  f();
+  PyThreadState* state = PyEval_SaveThread();
+  try {
+    f();
+  } catch (...) {
+    take_gil_back(state);
+    throw;
+  }
+  take_gil_back(state);
 }
 
 ProfileCounters runtime_counters() {

@@ -88,6 +88,9 @@ FlushPolicy::Stats flush_policy_stats();
 // Calls f with the GIL released when this thread holds it. Whatever may wait for a flush on
 // another thread goes through it (core/runtime.h): that flush may need the GIL to finish.
 void without_gil(const std::function<void()>& f);
+// Remembers the interpreter's main thread (without_gil: daemon threads at shutdown); once, at
+// module init.
+void note_main_thread();
 // Runtime::instance().counters(), without the GIL.
 ProfileCounters runtime_counters();
 // Set when the interpreter shuts down: owners stop recording FREEs.

@@ -143,3 +143,38 @@ def test_gil_is_released_while_a_flush_runs():
     assert during > 0.2 * rate * elapsed, (
         f"{during} increments during a {elapsed:.3f} s flush; {rate:.0f}/s with the GIL free")
     assert np.isfinite(float(x[12345]))
+
+
+def test_exit_while_a_daemon_thread_flushes():
+    # The interpreter exits while a daemon thread's flush still runs (without the GIL): the exit
+    # hook waits for that flush (up to 10 s) and then tears the runtime down, which the profile
+    # it prints shows; the daemon thread waits for the process to end; the process ends cleanly.
+    code = """
+        import threading, time
+        import hassium as hs
+        hs._hassium.set_flush_threshold(10**6)
+        started = threading.Event()
+        def work():
+            x = hs.arange(4_000_000) * 1e-7
+            for _ in range(60):
+                x = hs.sin(x) * 1.0001 + hs.cos(x)
+            started.set()
+            hs.flush()                   # still running when the main thread exits
+        threading.Thread(target=work, daemon=True).start()
+        started.wait()
+        time.sleep(0.05)
+        print("main exits", flush=True)
+    """
+    # Before without_gil took the GIL back in plain code, the daemon thread was ended inside
+    # pybind11's gil_scoped_release destructor: "terminate called without an active exception",
+    # SIGABRT, in about one run of three (a race with the process's exit): three runs.
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), HASSIUM_PROFILE="1")
+    for _ in range(3):
+        try:
+            r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, text=True,
+                               capture_output=True, timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"hung for {TIMEOUT} s") from None
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert r.stdout == "main exits\n"
+        assert "hassium profile:" in r.stderr, r.stderr
