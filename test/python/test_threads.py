@@ -17,16 +17,22 @@ import hassium
 TIMEOUT = 120
 
 
-def run_isolated(code):
-    """Runs code in a fresh interpreter with this one's path; fails on a hang or an error."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+def run_isolated_process(code, **env):
+    """Runs code in a fresh interpreter with this one's path and `env` added; fails on a hang or
+    an error; returns the finished process (stdout, stderr)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), **env)
     try:
         r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, text=True,
                            capture_output=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         raise AssertionError(f"hung for {TIMEOUT} s:\n{code}") from None
     assert r.returncode == 0, r.stdout + r.stderr
-    return r.stdout
+    return r
+
+
+def run_isolated(code):
+    """run_isolated_process(code)'s stdout."""
+    return run_isolated_process(code).stdout
 
 
 def test_flush_releasing_numpy_memory_does_not_deadlock():
@@ -168,13 +174,7 @@ def test_exit_while_a_daemon_thread_flushes():
     # Before without_gil took the GIL back in plain code, the daemon thread was ended inside
     # pybind11's gil_scoped_release destructor: "terminate called without an active exception",
     # SIGABRT, in about one run of three (a race with the process's exit): three runs.
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), HASSIUM_PROFILE="1")
     for _ in range(3):
-        try:
-            r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, text=True,
-                               capture_output=True, timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            raise AssertionError(f"hung for {TIMEOUT} s") from None
-        assert r.returncode == 0, r.stdout + r.stderr
+        r = run_isolated_process(code, HASSIUM_PROFILE="1")
         assert r.stdout == "main exits\n"
         assert "hassium profile:" in r.stderr, r.stderr
