@@ -24,8 +24,8 @@ void on_fatal_error(void*, const char* reason, bool) {
 }
 
 // Keeps errors; lets warnings and remarks through to LLVM's default (printed, nothing else).
+// (A context, and so its handler, is used by one thread at a time: no lock.)
 struct KeepingHandler : llvm::DiagnosticHandler {
-  std::mutex mu; // a context is used by one thread at a time; the lock costs nothing
   std::string errors;
   bool handleDiagnostics(const llvm::DiagnosticInfo& info) override {
     if (info.getSeverity() != llvm::DS_Error) return false;
@@ -33,7 +33,6 @@ struct KeepingHandler : llvm::DiagnosticHandler {
     llvm::raw_string_ostream os(text);
     llvm::DiagnosticPrinterRawOStream printer(os);
     info.print(printer);
-    std::lock_guard<std::mutex> lock(mu);
     if (!errors.empty()) errors += '\n';
     errors += os.str();
     return true;
@@ -58,7 +57,6 @@ std::string take_llvm_errors(llvm::LLVMContext& ctx) {
   auto* h =
       const_cast<KeepingHandler*>(dynamic_cast<const KeepingHandler*>(ctx.getDiagHandlerPtr()));
   if (!h) return {};
-  std::lock_guard<std::mutex> lock(h->mu);
   return std::exchange(h->errors, {});
 }
 
