@@ -414,7 +414,7 @@ TEST_CASE("an overlap-free program: every partition legal for a program of its k
   FuserOptions o;
   std::mt19937 rng(20261125);
   int checked = 0, overlapping = 0;
-  for (int round = 0; round < 4000; ++round) {
+  for (int round = 0; round < test::random_rounds(4000); ++round) {
     Program p = test::random_program(rng, {6, true, round % 2 == 1});
     Program q = moved_views(p, rng);
     std::string kp, kq;
@@ -432,8 +432,8 @@ TEST_CASE("an overlap-free program: every partition legal for a program of its k
                         checked += (legal_p && q_free) || (legal_q && p_free);
                       });
   }
-  CHECK(checked > 1000);
-  CHECK(overlapping > 100); // the generator makes both kinds
+  CHECK(checked > test::random_rounds(1000));
+  CHECK(overlapping > test::random_rounds(100)); // the generator makes both kinds
 }
 
 namespace {
@@ -462,7 +462,7 @@ TEST_CASE("reads coinciding or not: one key, and every partition as legal as bef
   FuserOptions o;
   std::mt19937 rng(20261128);
   int moved = 0, checked = 0;
-  for (int round = 0; round < 800; ++round) {
+  for (int round = 0; round < test::random_rounds(800); ++round) {
     Program p = test::random_program(rng, {6, true, round % 2 == 1});
     Program q = reads_moved_apart(p, rng);
     std::string kp, kq;
@@ -483,8 +483,8 @@ TEST_CASE("reads coinciding or not: one key, and every partition as legal as bef
                         ++checked;
                       });
   }
-  CHECK(moved > 150);
-  CHECK(checked > 3000);
+  CHECK(moved > test::random_rounds(150));
+  CHECK(checked > test::random_rounds(3000));
 }
 
 namespace {
@@ -600,7 +600,7 @@ TEST_CASE("views moved together per base: the same legal partitions, without a c
   FuserOptions o;
   std::mt19937 rng(112526);
   int checked = 0, together = 0;
-  for (int round = 0; round < 2000; ++round) {
+  for (int round = 0; round < test::random_rounds(2000); ++round) {
     Program p = test::random_program(rng, {5, true});
     Program q = moved_per_base(p, rng);
     if (MergeCache::key(p, o) != MergeCache::key(q, o)) continue; // merged or split views
@@ -615,8 +615,8 @@ TEST_CASE("views moved together per base: the same legal partitions, without a c
           ++checked;
         });
   }
-  CHECK(together > 500);
-  CHECK(checked > 100000);
+  CHECK(together > test::random_rounds(500));
+  CHECK(checked > test::random_rounds(100000));
   // Views of one base moved apart: not together (their overlaps may differ).
   Program a = gauss_step("a", 8, 1), b = gauss_step("a", 8, 1);
   for (Instruction& ins : b.instrs)
@@ -690,7 +690,7 @@ TEST_CASE("partition_holds checks only the overlapping bases, and decides as the
   o.search_min_bytes = 0;
   std::mt19937 rng(20261128);
   int restricted = 0, illegal = 0, checked = 0;
-  for (int round = 0; round < 800; ++round) {
+  for (int round = 0; round < test::random_rounds(800); ++round) {
     Program p = test::random_program(rng, {6, true, round % 2 == 1});
     Program q = moved_views(p, rng);
     ProgramKey kp, kq;
@@ -710,7 +710,7 @@ TEST_CASE("partition_holds checks only the overlapping bases, and decides as the
                         checked += takes_check;
                       });
   }
-  CHECK(restricted > 50);
-  CHECK(checked > 1000);
-  CHECK(illegal > 50); // the restricted check does reject
+  CHECK(restricted > test::random_rounds(50));
+  CHECK(checked > test::random_rounds(1000));
+  CHECK(illegal > test::random_rounds(50)); // the restricted check does reject
 }

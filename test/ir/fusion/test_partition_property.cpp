@@ -52,7 +52,7 @@ void check_program(const Program& p, const std::string& model, bool exhaustive) 
 
 TEST_CASE("every algorithm is legal and optimal is exact (bohrium, 1000 programs)") {
   std::mt19937 rng(20240611);
-  for (int k = 0; k < 1000; ++k) {
+  for (int k = 0; k < test::random_rounds(1000); ++k) {
     test::RandomProgramOptions o;
     o.aligned = k % 3 == 0; // identical views: temporaries the contraction rule allows
     check_program(test::random_program(rng, o), "bohrium", true);
@@ -61,7 +61,7 @@ TEST_CASE("every algorithm is legal and optimal is exact (bohrium, 1000 programs
 
 TEST_CASE("every algorithm is legal and optimal is exact (other cost models)") {
   std::mt19937 rng(777);
-  for (int k = 0; k < 300; ++k) {
+  for (int k = 0; k < test::random_rounds(300); ++k) {
     Program p = test::random_program(rng);
     for (const char* model : {"max_contract", "max_locality", "robinson"})
       check_program(p, model, true);
