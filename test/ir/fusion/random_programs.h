@@ -4,19 +4,9 @@
 #include <random>
 
 #include "fusion_programs.h"
+#include "test/sanitizer_share.h"
 
 namespace hassium::test {
-
-// How many random programs a property test draws for `n` asked: all of them, or a quarter under
-// AddressSanitizer or ThreadSanitizer (about 10x slower there). The sanitizer leg looks for memory
-// and undefined-behaviour errors on the same code paths; the plain build covers the programs.
-constexpr int random_rounds(int n) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  return n / 4 > 0 ? n / 4 : 1;
-#else
-  return n;
-#endif
-}
 
 struct RandomProgramOptions {
   int max_instrs = 10;
