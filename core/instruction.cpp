@@ -9,12 +9,10 @@ DType Instruction::dtype(size_t i) const {
   return is_view(i) ? view(i).dtype() : constant(i).dtype;
 }
 
-std::vector<const View*> Instruction::inputs() const {
-  std::vector<const View*> in;
-  if (is_system()) return in;
-  for (size_t i = 1; i < operands.size(); ++i)
-    if (is_view(i)) in.push_back(&view(i));
-  return in;
+InputViews Instruction::inputs() const {
+  const Operand* end = operands.data() + operands.size();
+  if (is_system() || operands.empty()) return {end, end};
+  return {operands.data() + 1, end};
 }
 
 double Instruction::operand_bytes() const {

@@ -69,6 +69,14 @@ bool plan_move(const Program& program, const std::vector<size_t>& block_of,
 } // namespace
 
 size_t defer_early_writes(const Program& program, Partition& partition, int64_t min_bytes) {
+  // Most flushes write no big base without data (a loop's temporaries are small): nothing to
+  // look at, and no tables built.
+  if (std::none_of(program.instrs.begin(), program.instrs.end(), [&](const Instruction& ins) {
+        if (ins.is_system()) return false;
+        const Base* out = ins.out().base.get();
+        return !out->data && out->nbytes() >= min_bytes;
+      }))
+    return 0;
   std::vector<size_t> block_of(program.instrs.size(), kNone);
   for (size_t b = 0; b < partition.blocks.size(); ++b)
     for (size_t i : partition.blocks[b]) block_of[i] = b;
