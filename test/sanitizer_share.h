@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <utility>
+#include <vector>
 
 namespace hassium::test {
 
@@ -19,9 +21,15 @@ constexpr int random_rounds(int n) {
   return n / kSanitizerShare > 0 ? n / kSanitizerShare : 1;
 }
 
-// Whether the i-th item of a corpus runs in this build (every item, or one in kSanitizerShare).
-constexpr bool in_share(size_t i) {
-  return i % kSanitizerShare == 0;
+// The items of a corpus that run in this build: every item, or one in kSanitizerShare.
+template <class T> std::vector<T> share_of(std::vector<T> items) {
+  if constexpr (kSanitizerShare == 1) {
+    return items;
+  } else {
+    std::vector<T> kept;
+    for (size_t i = 0; i < items.size(); i += kSanitizerShare) kept.push_back(std::move(items[i]));
+    return kept;
+  }
 }
 
 } // namespace hassium::test

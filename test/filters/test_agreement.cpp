@@ -151,10 +151,7 @@ void check_agreement(const std::string& filter, double rtol) {
   INFO("filter " << filter);
   CHECK(rewritten >= 2);
   // Under the sanitizers, one program in test::kSanitizerShare runs (all are rewritten above).
-  const std::vector<std::string> paths = programs();
-  for (size_t k = 0; k < paths.size(); ++k) {
-    if (!test::in_share(k)) continue;
-    const std::string& path = paths[k];
+  for (const auto& path : test::share_of(programs())) {
     INFO("program " << path << ", filter " << filter);
     const std::vector<Synced>& plain = plain_run(path);
     std::vector<Synced> filtered = run(parse_file(path), {filter});
@@ -198,10 +195,7 @@ TEST_CASE("agreement: all filters in one list") {
 
 TEST_CASE("agreement: a trace replays to the same values") {
   use_test_config();
-  const std::vector<std::string> paths = programs();
-  for (size_t k = 0; k < paths.size(); ++k) {
-    if (!test::in_share(k)) continue;
-    const std::string& path = paths[k];
+  for (const auto& path : test::share_of(programs())) {
     INFO("program " << path);
     reset_trace();
     std::vector<Synced> traced = run(parse_file(path), {"trace"});

@@ -17,13 +17,20 @@ struct Move {
   std::vector<size_t> frees;
 };
 
+// The first check of the header: compute instruction `ins` writes a base without data of
+// `min_bytes` or more (the write that would allocate it).
+bool writes_big_new_base(const Instruction& ins, int64_t min_bytes) {
+  const Base* out = ins.out().base.get();
+  return !out->data && out->nbytes() >= min_bytes;
+}
+
 // The checks of the header on instruction i; fills `move` when i can go.
 bool plan_move(const Program& program, const std::vector<size_t>& block_of,
                const std::unordered_map<const Base*, std::vector<size_t>>& accesses, size_t i,
                int64_t min_bytes, Move& move) {
   const Instruction& ins = program.instrs[i];
   const Base* out = ins.out().base.get();
-  if (out->data || out->nbytes() < min_bytes) return false;
+  if (!writes_big_new_base(ins, min_bytes)) return false;
   size_t b = block_of[i], c = kNone;
   for (size_t j : accesses.at(out)) {
     if (j == i) continue;
@@ -72,9 +79,7 @@ size_t defer_early_writes(const Program& program, Partition& partition, int64_t 
   // Most flushes write no big base without data (a loop's temporaries are small): nothing to
   // look at, and no tables built.
   if (std::none_of(program.instrs.begin(), program.instrs.end(), [&](const Instruction& ins) {
-        if (ins.is_system()) return false;
-        const Base* out = ins.out().base.get();
-        return !out->data && out->nbytes() >= min_bytes;
+        return !ins.is_system() && writes_big_new_base(ins, min_bytes);
       }))
     return 0;
   std::vector<size_t> block_of(program.instrs.size(), kNone);
