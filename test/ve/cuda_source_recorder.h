@@ -1,7 +1,8 @@
 // SourceRecorder: a GpuDevice in the CUDA dialect that keeps every program the GPU engine asks it
 // to compile and runs nothing (buffers in host memory, zero-filled; launches do nothing), so the
 // engine's generated CUDA C can be compiled by NVRTC and checked by ptxas on a machine without a
-// GPU (test_cuda_generated.cpp). Values computed through it are meaningless.
+// GPU (test_cuda_generated.cpp). The engine's batches (ve/gpu/program_batch.h) are kept as the
+// programs they join. Values computed through it are meaningless.
 #pragma once
 
 #include <cstdlib>
@@ -14,13 +15,14 @@
 
 #include "core/error.h"
 #include "ve/gpu/gpu_device.h"
+#include "ve/gpu/program_batch.h"
 
 namespace hassium::cuda_check {
 
 class SourceRecorder final : public gpu::GpuDevice {
 public:
   explicit SourceRecorder(std::set<std::string>& sources)
-      : sources_(sources), dialect_(gpu::Dialect::cuda()) {
+      : sources_(sources), dialect_(gpu::Dialect::cuda()), header_(gpu::program_header(dialect_)) {
     info_.name = "source recorder";
     info_.arch = "sm_90";
     info_.versions = "recorder";
@@ -52,9 +54,11 @@ public:
 
   // Called from several threads at once (GpuDevice::compile's contract): the set under a lock.
   std::unique_ptr<gpu::DeviceProgram> compile(const std::string& source) override {
+    std::vector<std::string> programs = gpu::batch_programs(header_, source);
+    if (programs.empty()) programs = {source};
     {
       std::lock_guard lock(mutex_);
-      sources_.insert(source);
+      sources_.insert(programs.begin(), programs.end());
     }
     return std::make_unique<Program>(source);
   }
@@ -67,7 +71,9 @@ private:
   struct Program final : gpu::DeviceProgram {
     explicit Program(std::string source) : source(std::move(source)) {}
     gpu::DeviceKernel& kernel(const std::string& name) override {
-      HS_INTERNAL_ASSERT(source.find("void " + name + "(") != std::string::npos)
+      // Its own name, or one a batch's macro gives an entry (" hs_rows_b3\n").
+      HS_INTERNAL_ASSERT(source.find("void " + name + "(") != std::string::npos ||
+                         source.find(" " + name + "\n") != std::string::npos)
           << "no kernel " << name << " in the generated source";
       return kernel_;
     }
@@ -80,6 +86,7 @@ private:
   std::mutex mutex_;
   gpu::DeviceInfo info_;
   gpu::Dialect dialect_;
+  std::string header_;
 };
 
 } // namespace hassium::cuda_check

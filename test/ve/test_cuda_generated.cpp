@@ -2,8 +2,9 @@
 // dtype, reductions over every axis, scans: test/run/cases) compiles with NVRTC for sm_90 (a
 // quarter each for sm_75 and sm_120), and ptxas accepts each PTX. The engine runs on a
 // SourceRecorder (no GPU needed). The programs compile in batches, one translation unit each
-// (the common prelude once, each program's body in a namespace of its own, its kernels renamed):
-// NVRTC's and ptxas's start-up is ~60% of a lone program's compile. A failed batch compiles its
+// (ve/gpu/program_batch.h, as the engine compiles a flush's new kernels: the common header once,
+// each program's names kept apart by macros): NVRTC's and ptxas's start-up is ~60% of a lone
+// program's compile. A failed batch compiles its
 // programs one by one, so a failure names the program as a lone compile would.
 #include <catch2/catch.hpp>
 
@@ -28,7 +29,7 @@
 #include "ve/cuda/nvrtc.h"
 #include "ve/gpu/dialect.h"
 #include "ve/gpu/gpu_engine.h"
-#include "ve/gpu/prelude.h"
+#include "ve/gpu/program_batch.h"
 #include "vem/node/node_vem.h"
 
 using namespace hassium;
@@ -84,33 +85,10 @@ std::string ptxas(const std::string& ptx, const std::string& arch) {
   return rc == 0 ? std::string() : text;
 }
 
-// The text every generated program starts with: the dialect's prelude and the shared helpers.
+// The text every generated program starts with (ve/gpu/program_batch.h).
 const std::string& common_header() {
-  static const std::string header = gpu::Dialect::cuda().prelude + gpu::shared_prelude();
+  static const std::string header = gpu::program_header(gpu::Dialect::cuda());
   return header;
-}
-
-// One translation unit of `bodies` (programs without common_header()): the header once, then
-// body i in namespace hs_p<i> with its kernels (`HS_KERNEL void name(`) named name_p<i> (extern
-// "C" names are global) and its per-program macros undefined after it.
-std::string batch_source(const std::vector<const std::string*>& bodies) {
-  std::string out = common_header();
-  const std::string kernel = "HS_KERNEL void ";
-  for (size_t i = 0; i < bodies.size(); ++i) {
-    const std::string& body = *bodies[i];
-    const std::string tag = "_p" + std::to_string(i);
-    out += "namespace hs" + tag + " {\n";
-    size_t at = 0;
-    for (size_t k; (k = body.find(kernel, at)) != std::string::npos;) {
-      const size_t paren = body.find('(', k);
-      out.append(body, at, paren - at);
-      out += tag;
-      at = paren;
-    }
-    out.append(body, at, std::string::npos);
-    out += "}\n#undef HS_L\n#undef params\n";
-  }
-  return out;
 }
 
 } // namespace
@@ -164,16 +142,16 @@ TEST_CASE(
     for (ArchShare& a : archs) a.stride = 1;
   if (const char* env = std::getenv("HASSIUM_TEST_CUDA_ARCHS"); env && *env) archs = {{env, 1, 0}};
   // Every program starts with the common header (else the batching below would be wrong).
-  std::vector<std::string> bodies;
+  std::vector<const std::string*> programs;
   for (const std::string& source : sources) {
-    REQUIRE(source.compare(0, common_header().size(), common_header()) == 0);
-    bodies.push_back(source.substr(common_header().size()));
+    REQUIRE(gpu::has_header(source, common_header()));
+    programs.push_back(&source);
   }
   // Work items: up to kBatch programs of one architecture.
   constexpr size_t kBatch = 24;
   struct Batch {
     std::string arch;
-    std::vector<const std::string*> bodies;
+    std::vector<const std::string*> sources;
   };
   std::vector<Batch> work;
   size_t compiles = 0;
@@ -182,10 +160,10 @@ TEST_CASE(
       WARN("NVRTC " << nvrtc.version() << " has no " << share.arch);
       continue;
     }
-    for (size_t i = share.phase; i < bodies.size(); i += share.stride) {
-      if (work.empty() || work.back().arch != share.arch || work.back().bodies.size() == kBatch)
+    for (size_t i = share.phase; i < programs.size(); i += share.stride) {
+      if (work.empty() || work.back().arch != share.arch || work.back().sources.size() == kBatch)
         work.push_back({share.arch, {}});
-      work.back().bodies.push_back(&bodies[i]);
+      work.back().sources.push_back(programs[i]);
       ++compiles;
     }
   }
@@ -207,15 +185,15 @@ TEST_CASE(
   auto worker = [&] {
     for (size_t i; (i = next++) < work.size();) {
       const Batch& batch = work[i];
-      if (check(batch_source(batch.bodies), batch.arch).empty()) continue;
+      const std::string text = gpu::batch_source(common_header(), batch.sources);
+      if (check(text, batch.arch).empty()) continue;
       std::vector<std::string> found;
-      for (const std::string* body : batch.bodies)
-        if (std::string problem = check(common_header() + *body, batch.arch); !problem.empty())
-          found.push_back(batch.arch + ": " + problem + "\n--- source:\n" + common_header() +
-                          *body);
+      for (const std::string* source : batch.sources)
+        if (std::string problem = check(*source, batch.arch); !problem.empty())
+          found.push_back(batch.arch + ": " + problem + "\n--- source:\n" + *source);
       if (found.empty()) // the batch failed, each program alone passes: the batching is wrong
         found.push_back(batch.arch + ": a batch failed whose programs compile alone:\n" +
-                        check(batch_source(batch.bodies), batch.arch));
+                        check(text, batch.arch));
       std::lock_guard lock(mutex);
       problems.insert(problems.end(), found.begin(), found.end());
     }

@@ -5,6 +5,7 @@
 #include "ir/text/parser.h"
 #include "ve/gpu/kernel_source.h"
 #include "ve/gpu/launch_geometry.h"
+#include "ve/gpu/program_batch.h"
 
 using namespace hassium;
 using namespace hassium::gpu;
@@ -54,6 +55,30 @@ TEST_CASE("gpu source: one source per structure, whatever the sizes and constant
   Program p2 = parse_program(".base a float32 999\n.base b float32 999\nADD b, a, 7.0:float32\n");
   CHECK(generate_source(plan_of(p1), Dialect::opencl()).source ==
         generate_source(plan_of(p2), Dialect::opencl()).source);
+}
+
+TEST_CASE("gpu source: programs join a batch under one header and split back out of it",
+          "[ve][gpu]") {
+  Program add = parse_program(".base a float32 10\n.base b float32 10\nADD b, a, 1.0:float32\n");
+  Program sum = parse_program(
+      ".base a float64 20\n.base r float64 4\nADD_REDUCE r, a{0;4,5;5,1}, 1:int64\n");
+  for (const Dialect& d : {Dialect::opencl(), Dialect::cuda()}) {
+    const std::string header = program_header(d);
+    const std::string p0 = generate_source(plan_of(add), d).source;
+    const std::string p1 = generate_source(plan_of(sum), d, 4096).source; // params by value
+    REQUIRE(has_header(p0, header));
+    REQUIRE(has_header(p1, header));
+    CHECK(p1.find("typedef struct") != std::string::npos);
+    const std::string batch = batch_source(header, {&p0, &p1, &p0});
+    // The header once, each program's names renamed around it and undefined after it.
+    CHECK(batch.find(header, 1) == std::string::npos);
+    CHECK(batch.find("#define hs_elements hs_elements_b2\n") != std::string::npos);
+    CHECK(batch.find("#define hs_params hs_params_b1\n") != std::string::npos);
+    CHECK(batch.rfind("#undef params\n") == batch.size() - 14);
+    CHECK(batch_programs(header, batch) == std::vector<std::string>{p0, p1, p0});
+    CHECK(batch_programs(header, p0).empty()); // a lone program is no batch
+    CHECK(batch_programs(header, batch.substr(0, batch.size() - 3)).empty()); // truncated
+  }
 }
 
 TEST_CASE("gpu source: params by value where the device's argument space holds them, else a buffer",

@@ -4,19 +4,26 @@
 // scans, error paths, blocks the GPU hands to the CPU engine.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <complex>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <thread>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "core/index_error.h"
 #include "core/interrupt.h"
 #include "ir/text/parser.h"
+#include "ve/gpu/kernel_source.h"
+#include "ve/gpu/program_batch.h"
+#include "ve/gpu/program_cache.h"
+#include "ve/opencl/opencl_device.h"
 #include "vem/stack.h"
 
 using namespace hassium;
@@ -435,4 +442,201 @@ TEST_CASE("opencl: an array too large for the device raises MemoryError's messag
   CHECK(g.error.find("Unable to allocate 7.28 TiB for an array with 1000000000000 elements of "
                      "data type float64") == 0);
   check_agree(".base a float64 10\nRANGE a\nSYNC a\n", "after the failed allocation");
+}
+
+namespace {
+// A program as the generator writes them (the header, then a body defining its entries and its
+// params type) whose hs_elements writes params[0] + `k` (by value) or params[0] * `k` (params
+// in a buffer) into a0[0]; with `rows`, an hs_rows entry too, writing -k.
+std::string tiny_program(const std::string& header, int k, bool by_value, bool rows = false) {
+  std::string s = header;
+  std::string params = "HS_GLOBAL const hs_i64* params";
+  if (by_value) {
+    s += "typedef struct { hs_i64 v[1]; } hs_params;\n#define params hs_P.v\n";
+    params = "const hs_params hs_P";
+  }
+  const std::string op = by_value ? " + " : " * ";
+  s += "HS_KERNEL void hs_elements(HS_GLOBAL hs_i64* a0, " + params + ") { a0[0] = params[0]" + op +
+       std::to_string(k) + "; }\n";
+  if (rows)
+    s += "HS_KERNEL void hs_rows(HS_GLOBAL hs_i64* a0, " + params + ") { a0[0] = -" +
+         std::to_string(k) + "; }\n";
+  return s;
+}
+
+// Runs `entry` of a found program with params[0] = 5 and returns what it wrote.
+int64_t run_found(gpu::GpuDevice& d, const gpu::ProgramCache::Found& f, const char* entry,
+                  bool by_value) {
+  REQUIRE(f.program);
+  gpu::DeviceBuffer b = d.allocate(sizeof(int64_t));
+  gpu::KernelArgs args;
+  args.buffers = {b};
+  args.params = {5};
+  args.params_by_value = by_value;
+  d.launch(f.program->kernel(entry + f.suffix), gpu::LaunchGeometry{}, args);
+  int64_t out = 0;
+  d.copy_to_host(&out, b, 0, sizeof out);
+  d.release(b);
+  return out;
+}
+
+struct TinyPrograms {
+  std::vector<std::string> texts;
+  std::vector<const std::string*> sources() const {
+    std::vector<const std::string*> v;
+    for (const std::string& t : texts) v.push_back(&t);
+    return v;
+  }
+  // Program i: by value when i is even, with an hs_rows entry when i % 3 == 0.
+  TinyPrograms(const std::string& header, int n, int base) {
+    for (int i = 0; i < n; ++i)
+      texts.push_back(tiny_program(header, base + i, i % 2 == 0, i % 3 == 0));
+  }
+  // Every program's entries run their own body.
+  void check_runs(gpu::GpuDevice& d, const std::vector<gpu::ProgramCache::Found>& found,
+                  int base) const {
+    REQUIRE(found.size() == texts.size());
+    for (size_t i = 0; i < found.size(); ++i) {
+      INFO("program " << i);
+      CHECK(!found[i].error);
+      const bool by_value = i % 2 == 0;
+      CHECK(run_found(d, found[i], gpu::kElementsEntry, by_value) ==
+            (by_value ? 5 + base + int(i) : 5 * (base + int(i))));
+      if (i % 3 == 0) CHECK(run_found(d, found[i], gpu::kRowsEntry, by_value) == -(base + int(i)));
+    }
+  }
+};
+
+std::vector<std::filesystem::path> files_ending(const std::filesystem::path& dir,
+                                                const std::string& ext) {
+  std::vector<std::filesystem::path> v;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ext) v.push_back(e.path());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+} // namespace
+
+TEST_CASE("opencl program cache: a flush's new kernels compile in one batch per thread, each "
+          "found through its suffix",
+          "[ve][opencl][cache]") {
+  std::unique_ptr<gpu::GpuDevice> d = gpu::make_opencl_device();
+  const std::string header = gpu::program_header(d->dialect());
+  gpu::ProgramCache cache(*d, "");
+  TinyPrograms p(header, 7, 100);
+  std::vector<const std::string*> sources = p.sources();
+  sources.push_back(&p.texts[3]); // a source twice in one call: compiled once
+  std::vector<gpu::ProgramCache::Found> found = cache.get_all(sources, 3);
+  CHECK(cache.stats().compiled == 7);
+  CHECK(cache.stats().builds == 3); // 7 programs in batches of 2, 2 and 3
+  CHECK(found[7].program == found[3].program);
+  CHECK(found[7].suffix == found[3].suffix);
+  found.pop_back();
+  p.check_runs(*d, found, 100);
+  // The same sources again: memory hits, nothing built.
+  p.check_runs(*d, cache.get_all(p.sources(), 3), 100);
+  CHECK(cache.stats().memory_hits == 7);
+  CHECK(cache.stats().builds == 3);
+  // One thread: one batch. A source without the header compiles alone, its entries unrenamed.
+  TinyPrograms q(header, 4, 200);
+  q.texts.push_back("#define HS_L 128\n" + tiny_program(header, 204, true));
+  std::vector<gpu::ProgramCache::Found> more = cache.get_all(q.sources(), 1);
+  CHECK(cache.stats().builds == 3 + 2);
+  CHECK(more[4].suffix.empty());
+  CHECK(more[0].program == more[3].program);
+  CHECK(more[4].program != more[0].program);
+  q.check_runs(*d, more, 200);
+}
+
+TEST_CASE("opencl program cache: a batch with a kernel that does not compile keeps the error with "
+          "that kernel, the others run",
+          "[ve][opencl][cache]") {
+  std::unique_ptr<gpu::GpuDevice> d = gpu::make_opencl_device();
+  const std::string header = gpu::program_header(d->dialect());
+  gpu::ProgramCache cache(*d, "");
+  TinyPrograms p(header, 4, 300);
+  p.texts[2] += "HS_KERNEL void broken( { }\n";
+  std::vector<gpu::ProgramCache::Found> found = cache.get_all(p.sources(), 2);
+  CHECK(cache.stats().compiled == 3);
+  CHECK(cache.stats().builds == 2 + 2); // two batches; the failed one's two programs alone
+  REQUIRE(found[2].error);
+  CHECK(!found[2].program);
+  try {
+    std::rethrow_exception(found[2].error);
+  } catch (const UserError& e) {
+    CHECK(std::string(e.what()).find("does not compile") != std::string::npos);
+  }
+  for (size_t i : {0, 1, 3}) {
+    INFO("program " << i);
+    CHECK(!found[i].error);
+    const bool by_value = i % 2 == 0;
+    CHECK(run_found(*d, found[i], gpu::kElementsEntry, by_value) ==
+          (by_value ? 5 + 300 + int(i) : 5 * (300 + int(i))));
+  }
+}
+
+TEST_CASE("opencl program cache: the disk serves each kernel through its batch, and damaged, "
+          "foreign and missing files are rejected and rebuilt",
+          "[ve][opencl][cache]") {
+  namespace fs = std::filesystem;
+  std::unique_ptr<gpu::GpuDevice> d = gpu::make_opencl_device();
+  const std::string header = gpu::program_header(d->dialect());
+  const fs::path dir =
+      fs::temp_directory_path() / ("hassium-gpu-cache-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  TinyPrograms p(header, 6, 400);
+  {
+    gpu::ProgramCache cache(*d, dir.string());
+    p.check_runs(*d, cache.get_all(p.sources(), 2), 400);
+    CHECK(cache.stats().builds == 2);
+  }
+  REQUIRE(files_ending(dir, ".gpuprog").size() == 2); // a binary per batch
+  REQUIRE(files_ending(dir, ".gpuref").size() == 6);  // an entry per kernel
+  auto fresh = [&](int64_t disk_hits, int64_t rejected, int64_t compiled) {
+    gpu::ProgramCache cache(*d, dir.string());
+    std::vector<gpu::ProgramCache::Found> found = cache.get_all(p.sources(), 2);
+    p.check_runs(*d, found, 400);
+    CHECK(cache.stats().disk_hits == disk_hits);
+    CHECK(cache.stats().disk_rejected == rejected);
+    CHECK(cache.stats().compiled == compiled);
+  };
+  SECTION("whole files: every kernel from the disk, each batch loaded once") {
+    fresh(6, 0, 0);
+  }
+  auto rewrite = [](const fs::path& f, const std::function<void(std::string&)>& change) {
+    std::string data = read(f);
+    change(data);
+    std::ofstream(f, std::ios::binary | std::ios::trunc) << data;
+  };
+  const fs::path batch = files_ending(dir, ".gpuprog")[0];
+  SECTION("a flipped bit in a batch's binary: its kernels rejected (each asks) and rebuilt") {
+    rewrite(batch, [](std::string& s) { s[s.size() - 100] ^= 4; });
+    gpu::ProgramCache cache(*d, dir.string());
+    p.check_runs(*d, cache.get_all(p.sources(), 2), 400);
+    CHECK(cache.stats().disk_hits == 3);
+    CHECK(cache.stats().disk_rejected == 3);
+    CHECK(cache.stats().compiled == 3);
+  }
+  SECTION("a batch's binary gone: its kernels' entries are rejected, the kernels rebuilt") {
+    fs::remove(batch);
+    fresh(3, 3, 3);
+    fresh(6, 0, 0); // rebuilt on disk as a new batch
+  }
+  SECTION("a truncated entry, one of another key, one pointing outside: rejected, rebuilt") {
+    const std::vector<fs::path> refs = files_ending(dir, ".gpuref");
+    rewrite(refs[0], [](std::string& s) { s.resize(s.size() - 3); });
+    fs::copy_file(refs[2], refs[1], fs::copy_options::overwrite_existing);
+    rewrite(refs[3], [](std::string& s) {
+      const size_t at = s.rfind('\n');
+      s = s.substr(0, at + 1) + "../../etc/passwd0000000000000000 _b0";
+    });
+    fresh(3, 3, 3);
+    fresh(6, 0, 0);
+  }
+  SECTION("the old format (a lone program without a checksum) is rejected") {
+    const std::string old = "hassium-gpu-program 1\n" + batch.stem().string() + "\n";
+    rewrite(batch, [&](std::string& s) { s = old + s.substr(s.find('\n', s.find('\n') + 1) + 1); });
+    fresh(3, 3, 3);
+  }
+  fs::remove_all(dir);
 }

@@ -102,8 +102,9 @@ public:
     std::string why; // why the block runs on the CPU engine
     gpu::KernelSource source;
     DeviceProgram* program = nullptr;
-    std::exception_ptr error; // of the compile in prepare(), thrown by launch()
-    bool counted = false;     // its program was counted (compiled or found) since its last run
+    std::vector<DeviceKernel*> kernels; // per source.entries: its entry in the program
+    std::exception_ptr error;           // of the compile in prepare(), thrown by launch()
+    bool counted = false; // its program was counted (compiled or found) since its last run
   };
   struct GpuPlan : EnginePlan {
     std::vector<Slot> slots;
@@ -153,10 +154,13 @@ public:
         if (found[i].error) std::rethrow_exception(found[i].error);
         slot.program = found[i].program;
         slot.counted = true;
-        for (const std::string& e : slot.source.entries) slot.program->kernel(e);
+        slot.kernels.clear();
+        for (const std::string& e : slot.source.entries)
+          slot.kernels.push_back(&slot.program->kernel(e + found[i].suffix));
         slot.ready = true;
       } catch (...) {
         slot.program = nullptr;
+        slot.kernels.clear();
         slot.error = std::current_exception();
         slot.ready = false;
       }
@@ -330,6 +334,7 @@ private:
     slot.ready = true;
     slot.error = nullptr;
     slot.program = nullptr;
+    slot.kernels.clear();
     const Instruction& first = block.program->instrs[block.instrs.front()];
     if (first.info().family == Family::EXTENSION) {
       slot.on_gpu = false;
@@ -476,11 +481,13 @@ private:
     }
     const size_t L = gpu::launch_slots(plan);
     const gpu::DeviceInfo& info = device_->info();
-    DeviceProgram& program = *slot.program;
     auto run = [&](const char* entry, const LaunchGeometry& g) {
       HS_INTERNAL_ASSERT(args.params.size() == slot.source.param_count)
           << args.params.size() << " params for a kernel of " << slot.source.param_count;
-      device_->launch(program.kernel(entry), g, args);
+      size_t e = 0;
+      while (e < slot.kernels.size() && slot.source.entries[e] != entry) ++e;
+      HS_INTERNAL_ASSERT(e < slot.kernels.size()) << "a program without its entry " << entry;
+      device_->launch(*slot.kernels[e], g, args);
       ++stats_.launches;
     };
     if (!slot.source.reduction && !plan.has_scan) {

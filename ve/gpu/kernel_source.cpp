@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "ve/gpu/ops_source.h"
 #include "ve/gpu/prelude.h"
+#include "ve/gpu/program_batch.h"
 
 namespace hassium::gpu {
 
@@ -40,9 +41,10 @@ public:
 
   KernelSource run() {
     KernelSource k;
-    out_ << d_.prelude << shared_prelude() << "#define HS_L " << kGroupSize << "\n";
+    out_ << program_header(d_);
     if (by_value_)
-      out_ << "typedef struct { hs_i64 v[" << count_ << "]; } hs_params;\n#define params hs_P.v\n";
+      out_ << "typedef struct { hs_i64 v[" << count_ << "]; } " << kParamsType << ";\n#define "
+           << kParamsMacro << " hs_P.v\n";
     if (!p_.has_reduction && !p_.has_scan) {
       entry(Mode::ELEMENTS);
       k.entries = {kElementsEntry};
@@ -106,7 +108,9 @@ private:
       if (!p_.arrays[i].contracted)
         out_ << "HS_GLOBAL " << ctype(p_.arrays[i].dtype) << "* a" << i << ", ";
     out_ << "HS_GLOBAL hs_u8* scratch, HS_GLOBAL hs_i32* err, "
-         << (by_value_ ? "const hs_params hs_P" : "HS_GLOBAL const hs_i64* params") << ") {\n";
+         << (by_value_ ? std::string("const ") + kParamsType + " hs_P"
+                       : std::string("HS_GLOBAL const hs_i64* ") + kParamsMacro)
+         << ") {\n";
   }
 
   // Extents, strides, constants and array bases into registers.

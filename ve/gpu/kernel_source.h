@@ -38,6 +38,10 @@ inline constexpr const char* kElementsEntry = "hs_elements";
 inline constexpr const char* kRowsEntry = "hs_rows";
 inline constexpr const char* kGroupsEntry = "hs_groups";
 inline constexpr const char* kCombineEntry = "hs_combine";
+// The other names a program defines: the struct type of by-value params and the macro that reads
+// them as `params[k]` (program_batch.h renames and undefines them when programs share a source).
+inline constexpr const char* kParamsType = "hs_params";
+inline constexpr const char* kParamsMacro = "params";
 // Work items of a hs_groups group (a power of two; every device has at least this many).
 inline constexpr int kGroupSize = 128;
 

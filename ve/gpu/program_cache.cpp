@@ -1,5 +1,6 @@
-// ProgramCache: memory map by key, then the disk (`<key>.gpuprog`: a header naming the key, then
-// the device's program binary), then the compiler.
+// ProgramCache: memory map by key, then the disk (`<key>.gpuprog`: a header naming the key and the
+// checksum of the device's program binary that follows; `<key>.gpuref`: the same header over
+// "<batch key> <suffix>"), then the compiler, the missing sources in batches.
 #include "ve/gpu/program_cache.h"
 #include "core/profile.h"
 
@@ -7,19 +8,56 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <string_view>
 #include <thread>
 
 #include <xxhash.h>
 
 #include "core/cache_file.h"
+#include "ve/gpu/program_batch.h"
 
 namespace hassium::gpu {
 
 namespace {
-constexpr const char* kMagic = "hassium-gpu-program 1\n";
-constexpr size_t kMaxFile = size_t(256) << 20;
+constexpr const char* kProgramMagic = "hassium-gpu-program 2\n";
+constexpr const char* kRefMagic = "hassium-gpu-batch-entry 1\n";
+constexpr size_t kMaxProgramFile = size_t(256) << 20;
+constexpr size_t kMaxRefFile = 4096;
 
+std::string hex64(uint64_t h) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+// `magic`, the key, the payload's checksum, the payload.
+std::string seal(const char* magic, const std::string& key, std::string_view payload) {
+  std::string data =
+      std::string(magic) + key + "\n" + hex64(XXH3_64bits(payload.data(), payload.size())) + "\n";
+  data.append(payload);
+  return data;
+}
+
+// The payload of sealed `data` when its magic and key are these and its checksum holds.
+bool unseal(const char* magic, const std::string& key, const std::string& data,
+            std::string_view& payload) {
+  const std::string header = std::string(magic) + key + "\n";
+  if (data.size() < header.size() + 17 || data.compare(0, header.size(), header) != 0 ||
+      data[header.size() + 16] != '\n')
+    return false;
+  payload = std::string_view(data).substr(header.size() + 17);
+  return data.compare(header.size(), 16, hex64(XXH3_64bits(payload.data(), payload.size()))) == 0;
+}
+
+bool is_key(std::string_view s) {
+  return s.size() == 32 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
 } // namespace
+
+ProgramCache::ProgramCache(GpuDevice& device, std::string dir)
+    : device_(device), dir_(std::move(dir)), header_(program_header(device.dialect())) {}
 
 std::string ProgramCache::key(const std::string& source) const {
   const DeviceInfo& info = device_.info();
@@ -31,32 +69,31 @@ std::string ProgramCache::key(const std::string& source) const {
   text += '\0';
   text += info.versions;
   XXH128_hash_t h = XXH3_128bits(text.data(), text.size());
-  char hex[33];
-  std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
-                static_cast<unsigned long long>(h.low64));
-  return hex;
+  return hex64(h.high64) + hex64(h.low64);
 }
 
 std::vector<ProgramCache::Found>
 ProgramCache::get_all(const std::vector<const std::string*>& sources, unsigned threads) {
   std::vector<Found> found(sources.size());
   // What memory and disk do not hold, once per key: compiled below.
-  struct Work {
+  struct Item {
     std::string key;
     const std::string* source;
-    std::unique_ptr<DeviceProgram> program;
+    std::unique_ptr<DeviceProgram> alone; // compiled by itself
     std::exception_ptr error;
+    Held held{nullptr, {}};
   };
-  std::vector<Work> work;
+  std::vector<Item> items;
   std::unordered_map<std::string, size_t> queued;
-  std::vector<std::pair<size_t, size_t>> waiting; // (source, work item)
+  std::vector<std::pair<size_t, size_t>> waiting; // (source, item)
   const auto t0 = std::chrono::steady_clock::now();
   bool looked = false; // on disk or compiled: the time counts
   for (size_t i = 0; i < sources.size(); ++i) {
     std::string k = key(*sources[i]);
     if (auto it = memory_.find(k); it != memory_.end()) {
       ++stats_.memory_hits;
-      found[i].program = it->second.get();
+      found[i].program = it->second.program;
+      found[i].suffix = it->second.suffix;
       continue;
     }
     if (auto it = queued.find(k); it != queued.end()) {
@@ -64,77 +101,180 @@ ProgramCache::get_all(const std::vector<const std::string*>& sources, unsigned t
       continue;
     }
     looked = true;
-    if (!dir_.empty())
-      if (std::unique_ptr<DeviceProgram> p = from_disk(k)) {
-        ++stats_.disk_hits;
-        found[i].program = memory_.emplace(k, std::move(p)).first->second.get();
-        continue;
-      }
-    queued.emplace(k, work.size());
-    waiting.emplace_back(i, work.size());
-    work.push_back({std::move(k), sources[i], nullptr, nullptr});
+    Held held{nullptr, {}};
+    if (!dir_.empty() && from_disk(k, held)) {
+      ++stats_.disk_hits;
+      found[i].program = held.program;
+      found[i].suffix = held.suffix;
+      memory_.emplace(std::move(k), std::move(held));
+      continue;
+    }
+    queued.emplace(k, items.size());
+    waiting.emplace_back(i, items.size());
+    items.push_back({std::move(k), sources[i], nullptr, nullptr});
   }
-  auto compile = [&](Work& w) {
+
+  // Batches: the items that start with the header, split in up to `threads` runs of consecutive
+  // items of near-equal length; the others (and runs of one) compile alone.
+  struct Batch {
+    std::vector<size_t> items;
+    std::string key;
+    std::unique_ptr<DeviceProgram> program;
+    int64_t builds = 0;
+  };
+  std::vector<Batch> batches;
+  std::vector<size_t> batchable;
+  for (size_t j = 0; j < items.size(); ++j) {
+    if (has_header(*items[j].source, header_))
+      batchable.push_back(j);
+    else
+      batches.push_back({{j}, {}, nullptr});
+  }
+  const size_t parts = std::min<size_t>(batchable.size(), std::max(1u, threads));
+  for (size_t b = 0, at = 0; b < parts; ++b) {
+    const size_t end = batchable.size() * (b + 1) / parts;
+    batches.push_back({{batchable.begin() + long(at), batchable.begin() + long(end)}, {}, nullptr});
+    at = end;
+  }
+  auto compile_alone = [&](Item& item) {
     try {
-      w.program = device_.compile(*w.source);
+      item.alone = device_.compile(*item.source);
     } catch (...) {
-      w.error = std::current_exception();
+      item.error = std::current_exception();
     }
   };
-  const size_t n = std::min<size_t>(work.size(), std::max(1u, threads));
+  auto compile = [&](Batch& b) {
+    ++b.builds;
+    if (b.items.size() == 1) return compile_alone(items[b.items[0]]);
+    std::vector<const std::string*> texts;
+    for (size_t j : b.items) texts.push_back(items[j].source);
+    const std::string text = batch_source(header_, texts);
+    b.key = key(text);
+    try {
+      b.program = device_.compile(text);
+    } catch (...) { // one of them does not compile: which one, and the others, alone
+      for (size_t j : b.items) compile_alone(items[j]);
+      b.builds += int64_t(b.items.size());
+    }
+  };
+  const size_t n = std::min<size_t>(batches.size(), std::max(1u, threads));
   if (n <= 1) {
-    for (Work& w : work) compile(w);
+    for (Batch& b : batches) compile(b);
   } else {
     std::atomic<size_t> next{0};
     std::vector<std::thread> pool;
     for (size_t t = 0; t < n; ++t)
       pool.emplace_back([&] {
-        for (size_t i; (i = next++) < work.size();) compile(work[i]);
+        for (size_t i; (i = next++) < batches.size();) compile(batches[i]);
       });
     for (std::thread& t : pool) t.join();
   }
-  for (Work& w : work) {
-    if (!w.program) continue;
-    ++stats_.compiled;
-    if (!dir_.empty()) to_disk(w.key, *w.program);
-    memory_.emplace(w.key, std::move(w.program));
+
+  for (Batch& b : batches) {
+    stats_.builds += b.builds;
+    if (b.program) {
+      const bool stored = !dir_.empty() && to_disk(b.key, *b.program);
+      DeviceProgram* p = programs_.try_emplace(b.key, std::move(b.program)).first->second.get();
+      for (size_t r = 0; r < b.items.size(); ++r) {
+        Item& item = items[b.items[r]];
+        item.held = {p, batch_suffix(r)};
+        if (stored) ref_to_disk(item.key, b.key, item.held.suffix);
+      }
+      continue;
+    }
+    for (size_t j : b.items) {
+      Item& item = items[j];
+      if (!item.alone) continue;
+      if (!dir_.empty()) to_disk(item.key, *item.alone);
+      item.held = {programs_.try_emplace(item.key, std::move(item.alone)).first->second.get(), {}};
+    }
   }
-  for (auto [i, wi] : waiting) {
-    if (work[wi].error)
-      found[i].error = work[wi].error;
-    else
-      found[i].program = memory_.at(work[wi].key).get();
+  for (Item& item : items)
+    if (item.held.program) {
+      ++stats_.compiled;
+      memory_.emplace(item.key, item.held);
+    }
+  for (auto [i, j] : waiting) {
+    if (items[j].error && !items[j].held.program) {
+      found[i].error = items[j].error;
+    } else {
+      found[i].program = items[j].held.program;
+      found[i].suffix = items[j].held.suffix;
+    }
   }
   if (looked) stats_.compile_seconds += seconds_since(t0);
   return found;
 }
 
-std::unique_ptr<DeviceProgram> ProgramCache::from_disk(const std::string& k) {
+bool ProgramCache::from_disk(const std::string& k, Held& held) {
+  if (DeviceProgram* p = load_program(k, /*missing_is_rejected=*/false)) {
+    held = {p, {}};
+    return true;
+  }
   std::string data, why;
-  const std::string path = dir_ + "/" + k + ".gpuprog";
-  cache_file::ReadStatus s = cache_file::read_regular(path, kMaxFile, data, why);
-  if (s == cache_file::ReadStatus::MISSING) return nullptr;
-  const std::string header = std::string(kMagic) + k + "\n";
-  if (s == cache_file::ReadStatus::REJECTED || data.compare(0, header.size(), header) != 0) {
+  cache_file::ReadStatus s =
+      cache_file::read_regular(dir_ + "/" + k + ".gpuref", kMaxRefFile, data, why);
+  if (s == cache_file::ReadStatus::MISSING) return false;
+  std::string_view line;
+  if (s == cache_file::ReadStatus::REJECTED || !unseal(kRefMagic, k, data, line)) {
+    ++stats_.disk_rejected;
+    return false;
+  }
+  // "<batch key> <suffix>"
+  const size_t space = line.find(' ');
+  const std::string batch_key(line.substr(0, space));
+  const std::string suffix(space == std::string_view::npos ? "" : line.substr(space + 1));
+  if (!is_key(batch_key) || suffix.rfind("_b", 0) != 0) {
+    ++stats_.disk_rejected;
+    return false;
+  }
+  DeviceProgram* p = load_program(batch_key, /*missing_is_rejected=*/true);
+  if (!p) return false;
+  held = {p, suffix};
+  return true;
+}
+
+DeviceProgram* ProgramCache::load_program(const std::string& k, bool missing_is_rejected) {
+  if (auto it = programs_.find(k); it != programs_.end()) return it->second.get();
+  std::string data, why;
+  cache_file::ReadStatus s =
+      cache_file::read_regular(dir_ + "/" + k + ".gpuprog", kMaxProgramFile, data, why);
+  if (s == cache_file::ReadStatus::MISSING) {
+    if (missing_is_rejected) ++stats_.disk_rejected;
+    return nullptr;
+  }
+  std::string_view payload;
+  if (s == cache_file::ReadStatus::REJECTED || !unseal(kProgramMagic, k, data, payload)) {
     ++stats_.disk_rejected;
     return nullptr;
   }
-  std::vector<char> binary(data.begin() + long(header.size()), data.end());
-  std::unique_ptr<DeviceProgram> p = device_.load(binary);
-  if (!p) ++stats_.disk_rejected; // damaged, or the device does not take it: compiled again
-  return p;
+  std::unique_ptr<DeviceProgram> p =
+      device_.load(std::vector<char>(payload.begin(), payload.end()));
+  if (!p) { // the device does not take it: compiled again
+    ++stats_.disk_rejected;
+    return nullptr;
+  }
+  return programs_.emplace(k, std::move(p)).first->second.get();
 }
 
-void ProgramCache::to_disk(const std::string& k, const DeviceProgram& program) {
+bool ProgramCache::to_disk(const std::string& k, const DeviceProgram& program) {
   std::vector<char> binary = program.binary();
-  if (binary.empty()) return;
-  std::string data = std::string(kMagic) + k + "\n";
-  data.append(binary.data(), binary.size());
-  std::string err = cache_file::write_atomically(dir_, k + ".gpuprog", data);
-  if (!err.empty()) {
-    ++stats_.disk_write_errors;
-    cache_file::warn_once("GPU kernel cache", dir_, "write", err);
-  }
+  if (binary.empty()) return false;
+  return write(k + ".gpuprog",
+               seal(kProgramMagic, k, std::string_view(binary.data(), binary.size())));
+}
+
+void ProgramCache::ref_to_disk(const std::string& k, const std::string& batch_key,
+                               const std::string& suffix) {
+  write(k + ".gpuref", seal(kRefMagic, k, batch_key + " " + suffix));
+}
+
+bool ProgramCache::write(const std::string& name, const std::string& data) {
+  std::string err = cache_file::write_atomically(dir_, name, data);
+  if (err.empty()) return true;
+  ++stats_.disk_write_errors;
+  cache_file::warn_once("GPU kernel cache", dir_, "write", err);
+  return false;
 }
 
 } // namespace hassium::gpu
