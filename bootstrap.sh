@@ -25,8 +25,8 @@ apt_packages=(cmake ninja-build g++ ccache clang libclang-rt-14-dev llvm-16-dev
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers)
 # Python packages, from PyPI into .venv. pybind11 stays on 3.1.x, the version the bindings are
 # tested with (they use its public API: hassium.ndarray and hassium.ufunc are plain CPython types,
-# bridge/python/plain_type.h).
-pip_packages=(numpy 'pybind11>=3.1,<3.2' scikit-build-core pytest hypothesis matplotlib)
+# bridge/python/plain_type.h). pytest-xdist: the Python suite runs on $JOBS worker processes.
+pip_packages=(numpy 'pybind11>=3.1,<3.2' scikit-build-core pytest pytest-xdist hypothesis matplotlib)
 
 step() { echo "== bootstrap: $*"; }
 
@@ -134,9 +134,12 @@ run_tests() {
   step "ctest --test-dir build --output-on-failure -j$jobs"
   ctest --test-dir build --output-on-failure -j "$jobs"
   if compgen -G 'test/python/test_*.py' >/dev/null || compgen -G 'test/python/*_test.py' >/dev/null; then
-    step "pytest test/python"
+    # One worker process per job, each test file on one worker (the files' tests run in order,
+    # in one process, as they do without workers).
+    step "pytest -n $jobs --dist loadfile test/python"
     local rc=0
-    PYTHONPATH="$PWD/build/python${PYTHONPATH:+:$PYTHONPATH}" .venv/bin/python -m pytest -q test/python </dev/null || rc=$?
+    PYTHONPATH="$PWD/build/python${PYTHONPATH:+:$PYTHONPATH}" .venv/bin/python -m pytest -q \
+      -n "$jobs" --dist loadfile test/python </dev/null || rc=$?
     # Exit code 5: pytest collected no tests. Not a failure.
     [[ $rc == 0 || $rc == 5 ]] || exit "$rc"
   fi

@@ -71,7 +71,7 @@ run_asan() {
   pytest_asan() {
     # shellcheck disable=SC2086
     LD_PRELOAD="$libasan" PYTHONPATH="$src/$dir/python" \
-      "$src/.venv/bin/python" -m pytest -q -p no:cacheprovider test/python \
+      "$src/.venv/bin/python" -m pytest -q -p no:cacheprovider -n "$jobs" --dist loadfile test/python \
       --ignore=test/python/test_npbench.py --ignore=test/python/test_peers.py ${PYTEST_ARGS:-} \
       </dev/null
   }
