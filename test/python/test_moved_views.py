@@ -90,15 +90,20 @@ def test_reshaped_replays_alternate_with_exact_ones():
 
 
 def replayed(run):
-    """Runs `run` (a loop recording many flushes) and flushes: at least 10 flushes, and every one
-    after the first few replayed a kept plan. The profile's differences over it."""
+    """Runs `run` (a loop recording many flushes) twice, flushing after each. The first run lets
+    the flush policy find the loop's phase (it may start from an anchor that earlier code left,
+    which takes a few forced cuts to drop) and plans the loop's flushes; in the second, at least
+    10 flushes, and all but the first and the last (partial) replay a kept plan. The profile's
+    differences over the second run."""
+    run()
+    hassium.flush()
     before = hassium.profile()
     run()
     hassium.flush()
     after = hassium.profile()
     counts = {k: after[k] - before[k] for k in ("flushes", "plans_reused", "plan_checks")}
     assert counts["flushes"] >= 10
-    assert counts["plans_reused"] >= counts["flushes"] - 4
+    assert counts["plans_reused"] >= counts["flushes"] - 2
     return counts
 
 
