@@ -60,8 +60,8 @@ TEST_CASE("gpu source: one source per structure, whatever the sizes and constant
 TEST_CASE("gpu source: programs join a batch under one header and split back out of it",
           "[ve][gpu]") {
   Program add = parse_program(".base a float32 10\n.base b float32 10\nADD b, a, 1.0:float32\n");
-  Program sum = parse_program(
-      ".base a float64 20\n.base r float64 4\nADD_REDUCE r, a{0;4,5;5,1}, 1:int64\n");
+  Program sum =
+      parse_program(".base a float64 20\n.base r float64 4\nADD_REDUCE r, a{0;4,5;5,1}, 1:int64\n");
   for (const Dialect& d : {Dialect::opencl(), Dialect::cuda()}) {
     const std::string header = program_header(d);
     const std::string p0 = generate_source(plan_of(add), d).source;
