@@ -12,6 +12,7 @@
 #include <set>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 namespace hassium::cache_file {
 
@@ -124,6 +125,52 @@ bool warn_once(std::string_view cache, const std::string& dir, std::string_view 
   std::fwrite(line.data(), 1, line.size(), stderr);
   std::fflush(stderr);
   return true;
+}
+
+namespace {
+constexpr size_t kMagicSize = 8;
+constexpr size_t kKindSize = 6;
+constexpr size_t kFrameHeader = 24; // magic, key size, payload size
+
+uint64_t load_u64(const char* p) {
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  return x;
+}
+
+void append_u64(std::string& s, uint64_t x) {
+  char buf[8];
+  std::memcpy(buf, &x, 8);
+  s.append(buf, 8);
+}
+} // namespace
+
+std::string frame(std::string_view magic, std::string_view key, std::string_view payload) {
+  std::string data;
+  data.reserve(kFrameHeader + key.size() + payload.size() + 8);
+  data.append(magic.substr(0, kMagicSize));
+  append_u64(data, key.size());
+  append_u64(data, payload.size());
+  data += key;
+  data += payload;
+  append_u64(data, XXH64(data.data(), data.size(), 0));
+  return data;
+}
+
+std::string unframe(std::string_view data, std::string_view magic, std::string_view kind,
+                    std::string_view what, std::string_view key, std::string_view& payload) {
+  if (data.size() < kFrameHeader + 8) return "truncated";
+  if (data.substr(0, kKindSize) != magic.substr(0, kKindSize)) return "not a " + std::string(kind);
+  if (data.substr(0, kMagicSize) != magic.substr(0, kMagicSize)) return "another format version";
+  const uint64_t key_size = load_u64(data.data() + 8), size = load_u64(data.data() + 16);
+  const uint64_t room = data.size() - kFrameHeader - 8;
+  if (key_size > room || size != room - key_size) return "truncated, or bad size fields";
+  if (XXH64(data.data(), data.size() - 8, 0) != load_u64(data.data() + data.size() - 8))
+    return "bad checksum";
+  if (data.substr(kFrameHeader, key_size) != key)
+    return "the " + std::string(what) + " of another key";
+  payload = data.substr(kFrameHeader + key_size, size);
+  return "";
 }
 
 } // namespace hassium::cache_file

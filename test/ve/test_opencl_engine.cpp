@@ -16,6 +16,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "core/cache_file.h"
 #include "core/error.h"
 #include "core/index_error.h"
 #include "core/interrupt.h"
@@ -496,14 +497,16 @@ struct TinyPrograms {
   void check_runs(gpu::GpuDevice& d, const std::vector<gpu::ProgramCache::Found>& found,
                   int base) const {
     REQUIRE(found.size() == texts.size());
-    for (size_t i = 0; i < found.size(); ++i) {
-      INFO("program " << i);
-      CHECK(!found[i].error);
-      const bool by_value = i % 2 == 0;
-      CHECK(run_found(d, found[i], gpu::kElementsEntry, by_value) ==
-            (by_value ? 5 + base + int(i) : 5 * (base + int(i))));
-      if (i % 3 == 0) CHECK(run_found(d, found[i], gpu::kRowsEntry, by_value) == -(base + int(i)));
-    }
+    for (size_t i = 0; i < found.size(); ++i) check_run(d, found[i], i, base);
+  }
+  // Program i's entries run its own body.
+  static void check_run(gpu::GpuDevice& d, const gpu::ProgramCache::Found& f, size_t i, int base) {
+    INFO("program " << i);
+    CHECK(!f.error);
+    const bool by_value = i % 2 == 0;
+    CHECK(run_found(d, f, gpu::kElementsEntry, by_value) ==
+          (by_value ? 5 + base + int(i) : 5 * (base + int(i))));
+    if (i % 3 == 0) CHECK(run_found(d, f, gpu::kRowsEntry, by_value) == -(base + int(i)));
   }
 };
 
@@ -566,13 +569,7 @@ TEST_CASE("opencl program cache: a batch with a kernel that does not compile kee
   } catch (const UserError& e) {
     CHECK(std::string(e.what()).find("does not compile") != std::string::npos);
   }
-  for (size_t i : {0, 1, 3}) {
-    INFO("program " << i);
-    CHECK(!found[i].error);
-    const bool by_value = i % 2 == 0;
-    CHECK(run_found(*d, found[i], gpu::kElementsEntry, by_value) ==
-          (by_value ? 5 + 300 + int(i) : 5 * (300 + int(i))));
-  }
+  for (size_t i : {0, 1, 3}) TinyPrograms::check_run(*d, found[i], i, 300);
 }
 
 TEST_CASE("opencl program cache: the disk serves each kernel through its batch, and damaged, "
@@ -626,16 +623,20 @@ TEST_CASE("opencl program cache: the disk serves each kernel through its batch, 
     const std::vector<fs::path> refs = files_ending(dir, ".gpuref");
     rewrite(refs[0], [](std::string& s) { s.resize(s.size() - 3); });
     fs::copy_file(refs[2], refs[1], fs::copy_options::overwrite_existing);
-    rewrite(refs[3], [](std::string& s) {
-      const size_t at = s.rfind('\n');
-      s = s.substr(0, at + 1) + "../../etc/passwd0000000000000000 _b0";
+    rewrite(refs[3], [&](std::string& s) { // well framed, its checksum right
+      s = cache_file::frame(s.substr(0, 8), refs[3].stem().string(),
+                            "../../etc/passwd0000000000000000 _b0");
     });
     fresh(3, 3, 3);
     fresh(6, 0, 0);
   }
   SECTION("the old format (a lone program without a checksum) is rejected") {
-    const std::string old = "hassium-gpu-program 1\n" + batch.stem().string() + "\n";
-    rewrite(batch, [&](std::string& s) { s = old + s.substr(s.find('\n', s.find('\n') + 1) + 1); });
+    const std::string key = batch.stem().string();
+    rewrite(batch, [&](std::string& s) {
+      std::string_view binary;
+      REQUIRE(cache_file::unframe(s, s.substr(0, 8), "", "", key, binary).empty());
+      s = "hassium-gpu-program 1\n" + key + "\n" + std::string(binary);
+    });
     fresh(3, 3, 3);
   }
   fs::remove_all(dir);

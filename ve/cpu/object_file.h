@@ -10,7 +10,8 @@ namespace hassium::cpu::object_file {
 // The first 8 bytes; the JIT's key includes it, so another version's files are never read.
 inline constexpr char kMagic[9] = "HSKOBJ02";
 
-// magic, u64 key size, u64 object size, the key, the object, then the xxh64 of all before it.
+// The cache files' frame (core/cache_file.h): magic, u64 key size, u64 object size, the key, the
+// object, then the xxh64 of all before it.
 std::string encode(std::string_view key, std::string_view object);
 
 // Why `data` is not the file of `key` ("" when it is); on success `object` is its object part

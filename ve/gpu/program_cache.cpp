@@ -1,6 +1,6 @@
-// ProgramCache: memory map by key, then the disk (`<key>.gpuprog`: a header naming the key and the
-// checksum of the device's program binary that follows; `<key>.gpuref`: the same header over
-// "<batch key> <suffix>"), then the compiler, the missing sources in batches.
+// ProgramCache: memory map by key, then the disk (`<key>.gpuprog`: the device's program binary,
+// `<key>.gpuref`: "<batch key> <suffix>", each framed with its key and checksum by
+// cache_file::frame), then the compiler, the missing sources in batches.
 #include "ve/gpu/program_cache.h"
 #include "core/profile.h"
 
@@ -19,8 +19,9 @@
 namespace hassium::gpu {
 
 namespace {
-constexpr const char* kProgramMagic = "hassium-gpu-program 2\n";
-constexpr const char* kRefMagic = "hassium-gpu-batch-entry 1\n";
+// The cache files' frame (core/cache_file.h): 6 bytes of kind, 2 of version.
+constexpr const char* kProgramMagic = "HSGPRG02";
+constexpr const char* kRefMagic = "HSGREF01";
 constexpr size_t kMaxProgramFile = size_t(256) << 20;
 constexpr size_t kMaxRefFile = 4096;
 
@@ -28,25 +29,6 @@ std::string hex64(uint64_t h) {
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
   return hex;
-}
-
-// `magic`, the key, the payload's checksum, the payload.
-std::string seal(const char* magic, const std::string& key, std::string_view payload) {
-  std::string data =
-      std::string(magic) + key + "\n" + hex64(XXH3_64bits(payload.data(), payload.size())) + "\n";
-  data.append(payload);
-  return data;
-}
-
-// The payload of sealed `data` when its magic and key are these and its checksum holds.
-bool unseal(const char* magic, const std::string& key, const std::string& data,
-            std::string_view& payload) {
-  const std::string header = std::string(magic) + key + "\n";
-  if (data.size() < header.size() + 17 || data.compare(0, header.size(), header) != 0 ||
-      data[header.size() + 16] != '\n')
-    return false;
-  payload = std::string_view(data).substr(header.size() + 17);
-  return data.compare(header.size(), 16, hex64(XXH3_64bits(payload.data(), payload.size()))) == 0;
 }
 
 bool is_key(std::string_view s) {
@@ -195,7 +177,7 @@ ProgramCache::get_all(const std::vector<const std::string*>& sources, unsigned t
       memory_.emplace(item.key, item.held);
     }
   for (auto [i, j] : waiting) {
-    if (items[j].error && !items[j].held.program) {
+    if (items[j].error) { // (an item with an error has no program)
       found[i].error = items[j].error;
     } else {
       found[i].program = items[j].held.program;
@@ -211,15 +193,11 @@ bool ProgramCache::from_disk(const std::string& k, Held& held) {
     held = {p, {}};
     return true;
   }
-  std::string data, why;
-  cache_file::ReadStatus s =
-      cache_file::read_regular(dir_ + "/" + k + ".gpuref", kMaxRefFile, data, why);
-  if (s == cache_file::ReadStatus::MISSING) return false;
+  std::string data;
   std::string_view line;
-  if (s == cache_file::ReadStatus::REJECTED || !unseal(kRefMagic, k, data, line)) {
-    ++stats_.disk_rejected;
+  if (!read_framed(k + ".gpuref", kMaxRefFile, kRefMagic, k, data, line,
+                   /*missing_is_rejected=*/false))
     return false;
-  }
   // "<batch key> <suffix>"
   const size_t space = line.find(' ');
   const std::string batch_key(line.substr(0, space));
@@ -236,18 +214,11 @@ bool ProgramCache::from_disk(const std::string& k, Held& held) {
 
 DeviceProgram* ProgramCache::load_program(const std::string& k, bool missing_is_rejected) {
   if (auto it = programs_.find(k); it != programs_.end()) return it->second.get();
-  std::string data, why;
-  cache_file::ReadStatus s =
-      cache_file::read_regular(dir_ + "/" + k + ".gpuprog", kMaxProgramFile, data, why);
-  if (s == cache_file::ReadStatus::MISSING) {
-    if (missing_is_rejected) ++stats_.disk_rejected;
-    return nullptr;
-  }
+  std::string data;
   std::string_view payload;
-  if (s == cache_file::ReadStatus::REJECTED || !unseal(kProgramMagic, k, data, payload)) {
-    ++stats_.disk_rejected;
+  if (!read_framed(k + ".gpuprog", kMaxProgramFile, kProgramMagic, k, data, payload,
+                   missing_is_rejected))
     return nullptr;
-  }
   std::unique_ptr<DeviceProgram> p =
       device_.load(std::vector<char>(payload.begin(), payload.end()));
   if (!p) { // the device does not take it: compiled again
@@ -257,16 +228,33 @@ DeviceProgram* ProgramCache::load_program(const std::string& k, bool missing_is_
   return programs_.emplace(k, std::move(p)).first->second.get();
 }
 
+bool ProgramCache::read_framed(const std::string& name, size_t max_bytes, const char* magic,
+                               const std::string& k, std::string& data, std::string_view& payload,
+                               bool missing_is_rejected) {
+  std::string why;
+  cache_file::ReadStatus s = cache_file::read_regular(dir_ + "/" + name, max_bytes, data, why);
+  if (s == cache_file::ReadStatus::MISSING) {
+    if (missing_is_rejected) ++stats_.disk_rejected;
+    return false;
+  }
+  if (s == cache_file::ReadStatus::REJECTED ||
+      !cache_file::unframe(data, magic, "GPU cache file", "payload", k, payload).empty()) {
+    ++stats_.disk_rejected;
+    return false;
+  }
+  return true;
+}
+
 bool ProgramCache::to_disk(const std::string& k, const DeviceProgram& program) {
   std::vector<char> binary = program.binary();
   if (binary.empty()) return false;
   return write(k + ".gpuprog",
-               seal(kProgramMagic, k, std::string_view(binary.data(), binary.size())));
+               cache_file::frame(kProgramMagic, k, std::string_view(binary.data(), binary.size())));
 }
 
 void ProgramCache::ref_to_disk(const std::string& k, const std::string& batch_key,
                                const std::string& suffix) {
-  write(k + ".gpuref", seal(kRefMagic, k, batch_key + " " + suffix));
+  write(k + ".gpuref", cache_file::frame(kRefMagic, k, batch_key + " " + suffix));
 }
 
 bool ProgramCache::write(const std::string& name, const std::string& data) {

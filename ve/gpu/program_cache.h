@@ -8,6 +8,7 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -55,6 +56,11 @@ private:
   // batch's `.gpuprog` and its suffix there.
   bool from_disk(const std::string& key, Held& held);
   DeviceProgram* load_program(const std::string& key, bool missing_is_rejected);
+  // Reads `dir/name` into `data` and its framed payload into `payload`; false when missing
+  // (counted as rejected when `missing_is_rejected`) or rejected (counted).
+  bool read_framed(const std::string& name, size_t max_bytes, const char* magic,
+                   const std::string& key, std::string& data, std::string_view& payload,
+                   bool missing_is_rejected);
   // Whether the binary was written (a batch's entries are written only then).
   bool to_disk(const std::string& key, const DeviceProgram& program);
   void ref_to_disk(const std::string& key, const std::string& batch_key, const std::string& suffix);
