@@ -33,6 +33,7 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   X(kernel_memory_hits, int64_t, "kernel cache hits (memory)")                                     \
   X(kernel_disk_hits, int64_t, "kernel cache hits (disk)")                                         \
   X(kernels_optimized, int64_t, "kernels optimized in the background (tiered)")                    \
+  X(blocks_interpreted, int64_t, "blocks run by the interpreter (before their kernel compiled)")    \
   X(cache_files_rejected, int64_t, "disk cache files rejected (damaged, foreign)")                 \
   X(cache_write_errors, int64_t, "disk cache writes failed")                                       \
   X(pool_reuses, int64_t, "memory pool reuses")                                                    \

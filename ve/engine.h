@@ -82,6 +82,7 @@ struct EngineStats {
   // Tiered compilation: kernels whose optimized machine code replaced their fast code, and the
   // background thread's compile time (it overlaps the flushes).
   int64_t kernels_optimized = 0;
+  int64_t blocks_interpreted = 0; // runs on step kernels (ve/cpu/interpreter.h)
   double background_compile_seconds = 0;
   // Compile time per kernel by tier (core/profile.h).
   DurationHistogram fast_compiles, optimized_compiles;

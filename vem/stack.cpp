@@ -149,7 +149,7 @@ void publish_builtin_registries() {
     for (const RegistryBase* r : std::initializer_list<const RegistryBase*>{
              &engine_registry(), &vem_registry(), &filter_registry(), &algorithm_registry(),
              &cost_model_registry(), &merge_cache_registry(), &kernel_cache_registry(),
-             &wait_policy_registry(), &cpu::blas_registry()})
+             &wait_policy_registry(), &cpu::blas_registry(), &cpu::interpreter_registry()})
       publish_registry(*r);
   });
 }
@@ -165,6 +165,7 @@ StackOptions StackOptions::from_config(const Config& config) {
   o.cpu.threads = int(config.get_int("cpu", "threads"));
   o.cpu.opt_level = int(config.get_int("cpu", "opt_level"));
   o.cpu.tiered_compile = config.get_bool("cpu", "tiered_compile");
+  o.cpu.interpreter = config.component("cpu", "interpreter", cpu::interpreter_registry());
   o.cpu.optimize_at_exit = config.get_bool("cpu", "optimize_at_exit");
   o.cpu.large_kernel = config.get_int("cpu", "large_kernel");
   o.cpu.cache = config.component("cpu", "kernel_cache", kernel_cache_registry());

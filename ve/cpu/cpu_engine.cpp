@@ -9,6 +9,7 @@
 #include <chrono>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/error.h"
 #include "core/index_error.h"
@@ -240,6 +241,8 @@ private:
     bool fast = false;
     bool boosted = false; // sent to the background compiler's hot lane
     double fast_seconds = 0;
+    // The block on step kernels, until fns has its optimized code (or always: ALWAYS).
+    std::unique_ptr<cpu::InterpretedKernel> interp;
   };
   // Fast-tier run time past which a kernel is hot: about what its optimized compile costs.
   static constexpr double kHotSeconds = 0.005;
@@ -275,15 +278,21 @@ private:
   void run(const KernelBlock& block, KernelPlan& plan, Kept& kept, Clock::time_point t0) {
     const CompiledKernel& k = kept.fns;
     // A kernel free to cut and big enough to: one thread or all, as its launches measured.
+    const bool interpreted =
+        kept.interp && (!k.kernel || options_.interpreter == cpu::InterpreterMode::ALWAYS);
     int threads = threads_;
     cpu::ParallelChoice* choice = nullptr;
     const int64_t total = plan.total();
     if (options_.adaptive_threads && threads_ > 1 && plan.chunks == 0 &&
         total >= cpu::kParallelMin) {
-      choice = &choices_[reinterpret_cast<const void*>(k.kernel)];
+      const void* id = interpreted ? static_cast<const void*>(kept.interp.get())
+                                   : reinterpret_cast<const void*>(k.kernel);
+      choice = &choices_[id];
       if (!choice->parallel(total)) threads = 1;
     }
-    KernelError err = cpu::launch(plan, k, threads, scratch_);
+    KernelError err = interpreted ? cpu::launch(plan, *kept.interp, threads)
+                                  : cpu::launch(plan, k, threads, scratch_);
+    stats_.blocks_interpreted += interpreted;
     const double seconds = seconds_since(t0);
     ++stats_.blocks_executed;
     stats_.execute_seconds += seconds;
@@ -315,7 +324,7 @@ private:
     note_compile(r);
     if (options_.cache == KernelCacheMode::NONE) {
       count(r);
-      transient_ = Kept{r.fns, nullptr, false, false, 0};
+      transient_ = Kept{r.fns, nullptr, false, false, 0, nullptr};
       return transient_;
     }
     return keep(plan, r);
@@ -326,17 +335,50 @@ private:
   void compile_pending() {
     if (before_jit) before_jit();
     auto t0 = Clock::now();
-    std::vector<const KernelPlan*> plans;
-    for (const CpuPlan::Block* slot : pending_) plans.push_back(&slot->plan);
+    std::vector<Kept*> kept(pending_.size(), nullptr);
+    // Blocks the interpreter runs (their kernels compile in the background), and the step
+    // kernels they need that are not kept yet.
+    std::vector<std::unique_ptr<cpu::InterpretedKernel>> interpreted(pending_.size());
+    std::vector<const KernelPlan*> plans, steps;
+    std::vector<size_t> compiled_blocks;
+    std::unordered_set<std::string_view> queued_steps;
+    for (size_t i = 0; i < pending_.size(); ++i) {
+      const KernelPlan& plan = pending_[i]->plan;
+      if (interprets(plan)) {
+        CompileResult found;
+        if (options_.interpreter == cpu::InterpreterMode::FIRST && jit_.find(plan, found)) {
+          kept[i] = &keep(plan, found);
+          continue;
+        }
+        auto interp = std::make_unique<cpu::InterpretedKernel>(plan);
+        const auto& own = interp->step_plans();
+        if (own.size() > 1 || own[0].spec != plan.spec) { // (else its kernel is its one step)
+          for (const KernelPlan& step : own)
+            if (!memory_.count(step.spec) && queued_steps.insert(step.spec).second)
+              steps.push_back(&step);
+          interpreted[i] = std::move(interp);
+          continue;
+        }
+      }
+      compiled_blocks.push_back(i);
+      plans.push_back(&plan);
+    }
+    // A step that is also a block's kernel compiles once, as the block's.
+    for (size_t i : compiled_blocks) queued_steps.erase(pending_[i]->plan.spec);
+    for (const KernelPlan* step : steps)
+      if (queued_steps.count(step->spec)) plans.push_back(step);
     std::vector<CompileResult> results;
     if (background_) {
       results = jit_.compile_fast(plans);
     } else {
       for (const KernelPlan* p : plans) results.push_back(jit_.compile(*p, cpu::Tier::OPTIMIZED));
     }
-    std::vector<Kept*> kept(pending_.size());
+    for (size_t k = 0; k < results.size(); ++k) {
+      Kept& made = keep(*plans[k], results[k]);
+      if (k < compiled_blocks.size()) kept[compiled_blocks[k]] = &made;
+    }
     for (size_t i = 0; i < pending_.size(); ++i) {
-      kept[i] = &keep(pending_[i]->plan, results[i]);
+      if (interpreted[i]) kept[i] = &keep_interpreted(pending_[i]->plan, std::move(interpreted[i]));
       kept_ready(*pending_[i], kept[i], true);
     }
     for (auto [slot, i] : waiting_) kept_ready(*slot, kept[i], false);
@@ -380,9 +422,33 @@ private:
     count(r);
     const bool fast = !r.final && background_;
     if (fast) background_->submit(plan.spec, plan);
-    auto [it, added] = memory_.emplace(plan.spec, Kept{r.fns, nullptr, fast, false, 0});
+    auto [it, added] = memory_.emplace(plan.spec, Kept{r.fns, nullptr, fast, false, 0, nullptr});
     it->second.spec = &it->first;
     return it->second;
+  }
+
+  // Whether a new block of this plan runs on the interpreter first (or always).
+  bool interprets(const KernelPlan& plan) const {
+    if (options_.interpreter == cpu::InterpreterMode::NONE) return false;
+    if (options_.interpreter == cpu::InterpreterMode::FIRST && !background_) return false;
+    return cpu::interpretable(plan);
+  }
+
+  // An interpreted block into the memory cache, its step kernels linked; its own kernel goes to
+  // the background compiler (unless it is interpreted always).
+  Kept& keep_interpreted(const KernelPlan& plan, std::unique_ptr<cpu::InterpretedKernel> interp) {
+    std::vector<const CompiledKernel*> steps;
+    for (const KernelPlan& step : interp->step_plans()) steps.push_back(&memory_.at(step.spec).fns);
+    interp->link(std::move(steps));
+    auto [it, added] = memory_.emplace(plan.spec, Kept{});
+    Kept& k = it->second;
+    k.spec = &it->first;
+    k.interp = std::move(interp);
+    const bool always = options_.interpreter == cpu::InterpreterMode::ALWAYS;
+    k.fast = !always;
+    k.boosted = always; // nothing to hurry
+    if (!always) background_->submit(plan.spec, plan);
+    return k;
   }
 
   bool background_idle() { return !background_ || background_->idle(); }
@@ -409,6 +475,7 @@ private:
       if (it == memory_.end()) continue;
       it->second.fns = f.result.fns;
       it->second.fast = false;
+      if (options_.interpreter != cpu::InterpreterMode::ALWAYS) it->second.interp.reset();
       ++stats_.kernels_optimized;
       stats_.background_compile_seconds += f.result.seconds;
       note_compile(f.result);

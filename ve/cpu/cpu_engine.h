@@ -7,6 +7,7 @@
 
 #include "core/registry.h"
 #include "ve/cpu/blas.h"
+#include "ve/cpu/interpreter.h"
 #include "ve/cpu/openmp.h"
 #include "ve/engine.h"
 
@@ -25,6 +26,11 @@ struct CpuOptions {
   // that code at the kernel's next launch after it is ready (both compute the same bits).
   // Needs a kernel cache (memory or disk). false: every kernel is compiled optimized first.
   bool tiered_compile = true;
+  // With tiered compilation (FIRST), a new block whose instructions the interpreter runs with
+  // its kernel's bits runs at once on shared step kernels (ve/cpu/interpreter.h), not on a
+  // fast-tier kernel compiled first; a block's kernel already loaded or on disk runs instead.
+  // ALWAYS: every such block is interpreted, always (to check the interpreter).
+  cpu::InterpreterMode interpreter = cpu::InterpreterMode::FIRST;
   // Tiered, with the disk cache: the kernels still waiting for the optimizing code generator
   // when the process exits are compiled by a detached, lowest-priority child process that
   // writes them to the disk cache (the process itself does not wait), so the next run finds

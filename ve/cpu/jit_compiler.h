@@ -79,6 +79,9 @@ public:
   // costs, most of a small kernel's ~2 ms, paid once). Results in plan order; a plan that
   // repeats an earlier one's kernel shares its code. Not in transient mode.
   std::vector<CompileResult> compile_fast(const std::vector<const KernelPlan*>& plans);
+  // The plan's machine code when it is at hand without a compile: loaded in this process (at
+  // either tier), or final code in the disk cache (then loaded). False: it must be compiled.
+  bool find(const KernelPlan& plan, CompileResult& r);
   // Unloads what the last compile() loaded, in transient mode (no-op otherwise).
   void release();
   // Runs the optimizing code generator on the plan's module, past the caches (nothing is

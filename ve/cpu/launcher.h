@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "ve/cpu/interpreter.h"
 #include "ve/cpu/jit_compiler.h"
 
 namespace hassium::cpu {
@@ -12,5 +13,7 @@ namespace hassium::cpu {
 // Runs the kernel. Returns the first nonzero error a chunk reported (all chunks finish first).
 KernelError launch(KernelPlan& plan, const CompiledKernel& fns, int threads,
                    std::vector<double>& scratch);
+// Runs an interpreted block (ve/cpu/interpreter.h) cut as its kernel would be.
+KernelError launch(KernelPlan& plan, const InterpretedKernel& kernel, int threads);
 
 } // namespace hassium::cpu

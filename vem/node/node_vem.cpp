@@ -207,6 +207,7 @@ void NodeVem::add_counters(ProfileCounters& c) const {
   c.cache_write_errors += e.disk_cache_write_errors;
   c.compile_seconds += e.compile_seconds;
   c.kernels_optimized += e.kernels_optimized;
+  c.blocks_interpreted += e.blocks_interpreted;
   c.fast_compiles += e.fast_compiles;
   c.optimized_compiles += e.optimized_compiles;
   c.background_compile_seconds += e.background_compile_seconds;
