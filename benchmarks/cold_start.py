@@ -3,7 +3,8 @@ caches its first run filled (warm), beside NumPy and NumPy with raised malloc th
 one run.
 
     python benchmarks/cold_start.py [--programs black_scholes,sor] [--size small]
-        [--rounds 3] [--warm-runs 3] [--configs tiered,untiered] [--main] [--out DIR]
+        [--rounds 3] [--warm-runs 3] [--configs tiered,uninterpreted,untiered] [--main]
+        [--out DIR]
 
 Per program and round: NumPy, tuned NumPy (MALLOC_* raised, as bootstrap.sh's main job), then
 for each hassium configuration a cold run (fresh, empty kernel and merge cache directories),
@@ -11,8 +12,10 @@ a pause until the cold run's detached optimizing child ([cpu] optimize_at_exit) 
 its kernels, and warm runs on the same directories (the best of --warm-runs: a cold run is one
 run by nature, a warm one can be repeated). Times are the programs' own `elapsed:` lines; each
 figure is the median over the rounds (interleaved). Configurations: `tiered` (the
-default: fast code generator first, optimized code from a background thread) and `untiered`
-([cpu] tiered_compile = false: every kernel optimized before it first runs). `--main` adds
+default: a new element-wise block on the interpreter's step kernels, other new blocks on the
+fast code generator's code, optimized code from a background thread), `uninterpreted` ([cpu]
+interpreter = none: every new block waits for its fast-tier kernel) and `untiered` ([cpu]
+tiered_compile = false: every kernel optimized before it first runs). `--main` adds
 the README's main job (black_scholes at 2000000*10). HASSIUM_PROFILE's compile figures of the
 cold run (kernels compiled, compile time per kernel by tier: median and p95) are printed too.
 
@@ -38,7 +41,8 @@ from run import SIZES  # noqa: E402  (the programs' sizes, one definition)
 
 MALLOC_TUNED = {"MALLOC_MMAP_THRESHOLD_": "4294967296", "MALLOC_TRIM_THRESHOLD_": "17179869184",
                 "MALLOC_TOP_PAD_": "1073741824"}
-CONFIGS = {"tiered": {}, "untiered": {"HASSIUM_CPU_TIERED_COMPILE": "false"}}
+CONFIGS = {"tiered": {}, "uninterpreted": {"HASSIUM_CPU_INTERPRETER": "none"},
+           "untiered": {"HASSIUM_CPU_TIERED_COMPILE": "false"}}
 
 
 def elapsed(cmd, env):
@@ -54,6 +58,8 @@ def compile_figures(stderr):
     out = {}
     m = re.search(r"kernels compiled: +(\d+)", stderr)
     out["kernels"] = int(m.group(1)) if m else 0
+    m = re.search(r"blocks run by the interpreter[^:]*: +(\d+)", stderr)
+    out["interpreted"] = int(m.group(1)) if m else 0
     for tier in ("fast tier", "optimized"):
         m = re.search(rf"compile per kernel, {tier}: +median ([\d.]+) ms, p95 ([\d.]+) ms \((\d+)",
                       stderr)
@@ -113,7 +119,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--warm-runs", type=int, default=3,
                     help="warm runs per round, the best counts (a cold run is one run)")
-    ap.add_argument("--configs", default="tiered,untiered")
+    ap.add_argument("--configs", default="tiered,uninterpreted,untiered")
     ap.add_argument("--main", action="store_true", help="also the README's main job")
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--out", default=str(HERE / "results" / "cold_start"))
@@ -176,8 +182,9 @@ def write_markdown(path, rows, configs, args, load):
                      f"{warm / cold:.2f} |")
         lines.append(line)
     lines += ["", "Compile figures of the cold runs (HASSIUM_PROFILE: kernels compiled; compile "
-              "time per kernel by tier, median / p95 ms):", "",
-              "| program | " + " | ".join(f"{c}: kernels, fast tier, optimized" for c in configs)
+              "time per kernel by tier, median / p95 ms; block runs on the interpreter):", "",
+              "| program | " + " | ".join(f"{c}: kernels, fast tier, optimized, interpreted"
+                                         for c in configs)
               + " |", "|---|" + "---|" * len(configs)]
     for r in rows:
         cells = []
@@ -186,6 +193,7 @@ def write_markdown(path, rows, configs, args, load):
             parts = [str(f.get("kernels", 0))]
             for tier in ("fast tier", "optimized"):
                 parts.append("%.2f / %.2f" % f[tier][:2] if tier in f else "-")
+            parts.append(str(f.get("interpreted", 0)))
             cells.append(", ".join(parts))
         lines.append(f"| {r['program']} | " + " | ".join(cells) + " |")
     path.write_text("\n".join(lines) + "\n")

@@ -1,4 +1,5 @@
-"""benchmarks/cold_start.py: runs a program at tiny size cold and warm, tiered and untiered, and
+"""benchmarks/cold_start.py: runs a program at tiny size cold and warm, tiered (with and without
+the interpreter) and untiered, and
 writes its tables (checked for content, never for timings)."""
 import json
 import subprocess
@@ -22,12 +23,16 @@ def test_cold_and_warm_runs_side_by_side(tmp_path):
     data = json.loads((tmp_path / "results.json").read_text())
     assert [row["program"] for row in data["rows"]] == ["leibnitz_pi", "heat_equation"]
     for row in data["rows"]:
-        for key in ("numpy", "numpy_tuned", "tiered_cold", "tiered_warm", "untiered_cold",
-                    "untiered_warm"):
+        for key in ("numpy", "numpy_tuned", "tiered_cold", "tiered_warm", "uninterpreted_cold",
+                    "uninterpreted_warm", "untiered_cold", "untiered_warm"):
             assert row["times"][key] > 0
         # the cold runs compiled (empty caches), each tier reported its compile times
         assert row["compiles"]["tiered"]["kernels"] > 0
         assert "fast tier" in row["compiles"]["tiered"]
+        assert row["compiles"]["uninterpreted"]["interpreted"] == 0
+        if row["program"] == "heat_equation":  # element-wise steps: on the interpreter first
+            assert row["compiles"]["tiered"]["interpreted"] > 0
+        assert row["compiles"]["untiered"]["interpreted"] == 0
         assert "fast tier" not in row["compiles"]["untiered"]
         assert "optimized" in row["compiles"]["untiered"]
     md = (tmp_path / "results.md").read_text()
@@ -39,4 +44,4 @@ def test_unknown_configuration_is_an_error(tmp_path):
     r = subprocess.run([sys.executable, str(SCRIPT), "--configs", "fastest",
                         "--out", str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert r.returncode != 0
-    assert "unknown configuration 'fastest'; valid: tiered, untiered" in r.stdout + r.stderr
+    assert "unknown configuration 'fastest'; valid: tiered, uninterpreted, untiered" in r.stdout + r.stderr

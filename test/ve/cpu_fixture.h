@@ -47,10 +47,13 @@ inline Scalar axis_const(int64_t axis) {
   return Scalar::of_int(axis, DType::INT64);
 }
 
-// The default engine of the tests: two threads, memory cache.
+// The default engine of the tests: two threads, memory cache, no interpreter.
 inline std::unique_ptr<Engine> test_engine(int threads = 2) {
   CpuOptions o;
   o.threads = threads;
+  // The blocks' own kernels (what these tests count and inspect); test_interpreter.cpp checks
+  // the interpreter against them.
+  o.interpreter = cpu::InterpreterMode::NONE;
   return make_cpu_engine(o);
 }
 

@@ -39,6 +39,8 @@ std::unique_ptr<Engine> tiered_engine(KernelCacheMode cache = KernelCacheMode::M
   o.cache = cache;
   o.cache_dir = dir;
   o.tiered_compile = true;
+  // The fast tier itself (test_interpreter.cpp: the interpreter's first runs).
+  o.interpreter = cpu::InterpreterMode::NONE;
   return make_cpu_engine(o);
 }
 
@@ -230,6 +232,7 @@ TEST_CASE("tiers: a process exiting while the background compiles exits cleanly"
       CpuOptions o;
       o.threads = 1; // (no OpenMP team in a forked child)
       o.tiered_compile = true;
+      o.interpreter = cpu::InterpreterMode::NONE;
       auto* engine = make_cpu_engine(o).release(); // never destroyed: exit() meets its thread
       std::vector<Case> all = cases();
       for (Case& c : all) run_case(*engine, c);
@@ -258,6 +261,7 @@ TEST_CASE("tiers: kernels not optimized at exit are finished by a detached child
       o.cache = KernelCacheMode::DISK;
       o.cache_dir = dir;
       o.optimize_at_exit = finish;
+      o.interpreter = cpu::InterpreterMode::NONE; // every block's kernel compiles (fast tier)
       auto* engine = make_cpu_engine(o).release();
       std::vector<Case> all = cases();
       for (Case& c : all) run_case(*engine, c);

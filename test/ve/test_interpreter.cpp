@@ -199,7 +199,7 @@ TEST_CASE("interpreter: views of every stride class over many tiles, temporaries
   }
 }
 
-TEST_CASE("interpreter: a new block runs interpreted until its optimized kernel is installed; a "
+TEST_CASE("interpreter: a new block runs interpreted until its optimized kernel is installed, a "
           "kernel on disk runs instead",
           "[ve][cpu][interp][tiers]") {
   std::string pattern = (fs::temp_directory_path() / "hassium-interp-XXXXXX").string();

@@ -114,7 +114,7 @@ TEST_CASE("every component key names a published registry that holds its default
     for (const std::string& name : names) CHECK(r->contains(name));
     for (const std::string& name : r->names()) CHECK_FALSE(r->doc(name).empty());
   }
-  CHECK(components == 9);
+  CHECK(components == 10);
   CHECK(published_registry("stack.engine") == &engine_registry());
   CHECK(published_registry("stack.vem") == &vem_registry());
 }
