@@ -41,17 +41,19 @@ def test_registry_names_by_id():
     assert _hassium.registry_names("cpu.kernel_cache") == ["none", "memory", "disk"]
     assert _hassium.registry_names("cpu.wait_policy") == ["passive", "active"]
     assert _hassium.registry_names("cpu.blas") == ["auto", "linked"]
+    assert _hassium.registry_names("cpu.interpreter") == ["none", "first", "always"]
     assert "greedy" in _hassium.registry_names("fuser.algorithm")
     assert "bohrium" in _hassium.registry_names("fuser.cost_model")
     assert "expand_power" in _hassium.registry_names("stack.filters")
     with pytest.raises(ValueError, match=r"no registry 'stack\.gpu' is published in this build; "
-                                         r"published: stack\.engine, stack\.vem, .*cpu\.blas"):
+                                         r"published: stack\.engine, stack\.vem, .*cpu\.blas, "
+                                         r"cpu\.interpreter"):
         _hassium.registry_names("stack.gpu")
 
 
 def test_every_component_key_has_a_registry():
     keys = component_keys()
-    assert len(keys) == 8
+    assert len(keys) == 9
     for section, key, registry in keys:
         assert registry == f"{section}.{key}"
         assert _hassium.registry_names(registry), registry
