@@ -3,7 +3,7 @@ caches its first run filled (warm), beside NumPy and NumPy with raised malloc th
 one run.
 
     python benchmarks/cold_start.py [--programs black_scholes,sor] [--size small]
-        [--rounds 3] [--warm-runs 3] [--configs tiered,uninterpreted,untiered] [--main]
+        [--rounds 3] [--warm-runs 3] [--configs tiered,interpreted,untiered] [--main]
         [--out DIR]
 
 Per program and round: NumPy, tuned NumPy (MALLOC_* raised, as bootstrap.sh's main job), then
@@ -12,9 +12,9 @@ a pause until the cold run's detached optimizing child ([cpu] optimize_at_exit) 
 its kernels, and warm runs on the same directories (the best of --warm-runs: a cold run is one
 run by nature, a warm one can be repeated). Times are the programs' own `elapsed:` lines; each
 figure is the median over the rounds (interleaved). Configurations: `tiered` (the
-default: a new element-wise block on the interpreter's step kernels, other new blocks on the
-fast code generator's code, optimized code from a background thread), `uninterpreted` ([cpu]
-interpreter = none: every new block waits for its fast-tier kernel) and `untiered` ([cpu]
+default: a new kernel on the fast code generator's code, optimized code from a background
+thread), `interpreted` ([cpu] interpreter = first: a new element-wise block on the
+interpreter's step kernels until its own kernel is compiled) and `untiered` ([cpu]
 tiered_compile = false: every kernel optimized before it first runs). `--main` adds
 the README's main job (black_scholes at 2000000*10). HASSIUM_PROFILE's compile figures of the
 cold run (kernels compiled, compile time per kernel by tier: median and p95) are printed too.
@@ -41,7 +41,7 @@ from run import SIZES  # noqa: E402  (the programs' sizes, one definition)
 
 MALLOC_TUNED = {"MALLOC_MMAP_THRESHOLD_": "4294967296", "MALLOC_TRIM_THRESHOLD_": "17179869184",
                 "MALLOC_TOP_PAD_": "1073741824"}
-CONFIGS = {"tiered": {}, "uninterpreted": {"HASSIUM_CPU_INTERPRETER": "none"},
+CONFIGS = {"tiered": {}, "interpreted": {"HASSIUM_CPU_INTERPRETER": "first"},
            "untiered": {"HASSIUM_CPU_TIERED_COMPILE": "false"}}
 
 
@@ -119,7 +119,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--warm-runs", type=int, default=3,
                     help="warm runs per round, the best counts (a cold run is one run)")
-    ap.add_argument("--configs", default="tiered,uninterpreted,untiered")
+    ap.add_argument("--configs", default="tiered,interpreted,untiered")
     ap.add_argument("--main", action="store_true", help="also the README's main job")
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--out", default=str(HERE / "results" / "cold_start"))

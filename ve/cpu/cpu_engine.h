@@ -30,7 +30,9 @@ struct CpuOptions {
   // its kernel's bits runs at once on shared step kernels (ve/cpu/interpreter.h), not on a
   // fast-tier kernel compiled first; a block's kernel already loaded or on disk runs instead.
   // ALWAYS: every such block is interpreted, always (to check the interpreter).
-  cpu::InterpreterMode interpreter = cpu::InterpreterMode::FIRST;
+  // Off by default: its step kernels compile on a fresh cache like any kernel, so a first run
+  // gains nothing yet (benchmarks/cold_start.py), and interpreted blocks run slower.
+  cpu::InterpreterMode interpreter = cpu::InterpreterMode::NONE;
   // Tiered, with the disk cache: the kernels still waiting for the optimizing code generator
   // when the process exits are compiled by a detached, lowest-priority child process that
   // writes them to the disk cache (the process itself does not wait), so the next run finds
