@@ -97,7 +97,7 @@ link_venv() {
 main_malloc_env=(MALLOC_MMAP_THRESHOLD_=4294967296 MALLOC_TRIM_THRESHOLD_=17179869184
   MALLOC_TOP_PAD_=1073741824)
 run_main() {
-  build hassium _hassium
+  build hassium _hassium hassium_step_kernels
   local program=benchmarks/python/${MAIN_PROGRAM:-black_scholes.py} size=${MAIN_SIZE:-2000000*10}
   local py=.venv/bin/python out_np out_tuned out_hs
   step "NumPy:               $py $program --size $size"

@@ -166,6 +166,7 @@ StackOptions StackOptions::from_config(const Config& config) {
   o.cpu.opt_level = int(config.get_int("cpu", "opt_level"));
   o.cpu.tiered_compile = config.get_bool("cpu", "tiered_compile");
   o.cpu.interpreter = config.component("cpu", "interpreter", cpu::interpreter_registry());
+  o.cpu.step_dir = config.get_string("cpu", "step_dir");
   o.cpu.optimize_at_exit = config.get_bool("cpu", "optimize_at_exit");
   o.cpu.large_kernel = config.get_int("cpu", "large_kernel");
   o.cpu.cache = config.component("cpu", "kernel_cache", kernel_cache_registry());

@@ -1,13 +1,15 @@
 // Tests of the interpreter tier (ve/cpu/interpreter.h): interpreted blocks compute their kernels'
 // bits (every `hassium run` case, and views of every stride class over many tiles with
 // temporaries in reused buffers), a new block runs interpreted until its optimized kernel is
-// installed, a kernel on disk runs instead, which plans it takes, errors as the kernel's.
+// installed, a kernel on disk runs instead, step kernels built ahead of time are loaded (read
+// only), which plans it takes, errors as the kernel's.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -290,3 +292,46 @@ TEST_CASE("interpreter: a kernel error is the kernel's, and the engine stays usa
   CHECK(interp_runs == 2);
   CHECK(kernel_runs == 0);
 }
+
+#ifdef HASSIUM_BUILD_STEP_DIR
+TEST_CASE("interpreter: step kernels built ahead of time are loaded, not compiled, and their "
+          "directory is only read",
+          "[ve][cpu][interp][cache]") {
+  const std::string steps = HASSIUM_BUILD_STEP_DIR;
+  REQUIRE(fs::is_directory(steps));
+  auto files = [&] {
+    size_t n = 0;
+    for (const auto& e : fs::directory_iterator(steps)) n += e.path().extension() == ".o";
+    return n;
+  };
+  // Every prebuilt step is there (the build ran `hassium build-steps` into it), each once.
+  const std::vector<cpu::KernelPlan> prebuilt = cpu::prebuilt_step_plans();
+  std::set<std::string> specs;
+  for (const cpu::KernelPlan& p : prebuilt) specs.insert(p.spec);
+  CHECK(specs.size() == prebuilt.size());
+  CHECK(prebuilt.size() > 1000);
+  const size_t before = files();
+  CHECK(before == prebuilt.size());
+  Wide w;
+  std::vector<std::string> expect =
+      w.run(*engine_with(cpu::InterpreterMode::NONE, KernelCacheMode::MEMORY));
+  CpuOptions o;
+  o.threads = 2;
+  o.cache = KernelCacheMode::MEMORY;
+  o.interpreter = cpu::InterpreterMode::FIRST;
+  o.step_dir = steps;
+  auto e = make_cpu_engine(o);
+  CHECK(w.run(*e) == expect);
+  EngineStats s = e->stats();
+  CHECK(s.blocks_interpreted == 1);
+  CHECK(s.kernels_compiled == 0); // all 13 steps are prebuilt (common dtypes, every pattern)
+  CHECK(s.disk_cache_hits == 13);
+  e->wait_background_work();
+  CHECK(files() == before); // the block's optimized kernel went to memory, not there
+  // Without the directory the same steps compile.
+  o.step_dir = "";
+  auto alone = make_cpu_engine(o);
+  CHECK(w.run(*alone) == expect);
+  CHECK(alone->stats().kernels_compiled == 13);
+}
+#endif

@@ -89,6 +89,8 @@ public:
              o.cache == KernelCacheMode::NONE, o.large_kernel) {
     HS_USER_ASSERT(o.cache != KernelCacheMode::DISK || !o.cache_dir.empty())
         << "[cpu] kernel_cache = disk needs a cache_dir";
+    if (o.cache != KernelCacheMode::NONE)
+      jit_.add_library(o.step_dir == "auto" ? std::string(HASSIUM_STEP_DIR) : o.step_dir);
     if (o.tiered_compile && o.cache != KernelCacheMode::NONE && o.opt_level > 0) {
       std::function<void()> drained;
       if (o.drop_compiler_pages) drained = [] { drop_code_pages(); };
@@ -430,7 +432,9 @@ private:
   // Whether a new block of this plan runs on the interpreter first (or always).
   bool interprets(const KernelPlan& plan) const {
     if (options_.interpreter == cpu::InterpreterMode::NONE) return false;
-    if (options_.interpreter == cpu::InterpreterMode::FIRST && !background_) return false;
+    if (options_.interpreter == cpu::InterpreterMode::FIRST &&
+        (!background_ || plan.extent(plan.ndim - 1) < cpu::InterpretedKernel::kMinRow))
+      return false;
     return cpu::interpretable(plan);
   }
 

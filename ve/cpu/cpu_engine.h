@@ -33,6 +33,9 @@ struct CpuOptions {
   // Off by default: its step kernels compile on a fresh cache like any kernel, so a first run
   // gains nothing yet (benchmarks/cold_start.py), and interpreted blocks run slower.
   cpu::InterpreterMode interpreter = cpu::InterpreterMode::NONE;
+  // Where step kernels built ahead of time are read (`hassium build-steps`); "auto": the build
+  // tree's step-kernels directory; empty: nowhere.
+  std::string step_dir;
   // Tiered, with the disk cache: the kernels still waiting for the optimizing code generator
   // when the process exits are compiled by a detached, lowest-priority child process that
   // writes them to the disk cache (the process itself does not wait), so the next run finds

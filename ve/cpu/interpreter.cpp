@@ -126,6 +126,36 @@ KernelPlan step_plan(Opcode op, const std::vector<StepArg>& args) {
 }
 } // namespace
 
+std::vector<KernelPlan> prebuilt_step_plans() {
+  auto common = [](DType t) {
+    return t == DType::BOOL || t == DType::INT32 || t == DType::INT64 || t == DType::FLOAT32 ||
+           t == DType::FLOAT64;
+  };
+  std::vector<KernelPlan> plans;
+  for (const OpInfo& info : all_opcodes()) {
+    if (info.family != Family::ELEMENTWISE) continue;
+    for (const std::vector<DType>& sig : all_signatures(info.op)) {
+      // The signature's free type is its last input's dtype (WHERE: after the condition).
+      if (!std::all_of(sig.begin(), sig.end(), common) || !exact_op(info.op, sig.back())) continue;
+      const size_t inputs = sig.size() - 1;
+      size_t patterns = 1;
+      for (size_t k = 0; k < inputs; ++k) patterns *= 3;
+      for (bool out_contiguous : {true, false})
+        for (size_t pattern = 0; pattern < patterns; ++pattern) {
+          std::vector<StepArg> args{{false, sig[0], out_contiguous}};
+          bool any_array = false;
+          for (size_t k = 0, p = pattern; k < inputs; ++k, p /= 3) {
+            const int kind = int(p % 3); // 0 contiguous, 1 any stride, 2 constant
+            args.push_back({kind == 2, sig[k + 1], kind == 0});
+            any_array = any_array || kind != 2;
+          }
+          if (any_array) plans.push_back(step_plan(info.op, args));
+        }
+    }
+  }
+  return plans;
+}
+
 bool interpretable(const KernelPlan& plan) {
   if (plan.has_reduction || plan.has_scan || plan.writes_flat || plan.position_param >= 0 ||
       plan.chunks > 1 || plan.instrs.empty())

@@ -28,6 +28,12 @@ const Registry<InterpreterMode>& interpreter_registry();
 // where a vector loop's tail falls (vector math: libmvec and libm differ in the last bits).
 bool interpretable(const KernelPlan& plan);
 
+// The step kernels built ahead of time (`hassium build-steps`, into the build's step-kernels
+// directory): every element-wise opcode the interpreter takes, over bool, int32, int64, float32
+// and float64, each input a contiguous array, an array of any stride or a constant (not all
+// constants), the output contiguous or of any stride. Other steps compile when first needed.
+std::vector<KernelPlan> prebuilt_step_plans();
+
 class InterpretedKernel {
 public:
   // The steps of a plan's block (interpretable(plan) must hold). The plan's geometry may change
@@ -48,6 +54,10 @@ public:
 
   // Elements of the innermost loop per step call.
   static constexpr int64_t kTile = 512;
+  // Innermost extents below this are not worth interpreting first (mode FIRST): each step call
+  // costs tens of ns, so short rows (a 27-point stencil's 78) ran several times slower than
+  // the block's kernel.
+  static constexpr int64_t kMinRow = 256;
 
 private:
   // Where a step operand is: an array in memory (the block's pointer slot and stride params), a

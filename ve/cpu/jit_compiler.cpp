@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -203,6 +204,7 @@ struct JitCompiler::Impl {
   bool transient = false;
   llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple()};
   std::unique_ptr<DiskObjectCache> disk;
+  std::unique_ptr<DiskObjectCache> library; // read only (add_library)
   std::unique_ptr<llvm::orc::LLJIT> jit;
   std::string cpu, features, triple;
   VectorIsa isa;
@@ -373,19 +375,27 @@ bool JitCompiler::find_existing(const KernelPlan& plan, const std::string& prefi
     r.fns = it->second.fns;
     return done(t, it->second.final, CompileOutcome::ALREADY_LOADED);
   }
-  if (!I.disk) return false;
-  for (Tier t : {Tier::OPTIMIZED, Tier::FAST}) {
-    r.key = I.key_of(prefix, t);
-    std::unique_ptr<llvm::MemoryBuffer> object = I.disk->load("hs_" + r.key);
-    if (!object) continue;
-    llvm::orc::ResourceTrackerSP tracker = I.jit->getMainJITDylib().createResourceTracker();
-    check(I.jit->addObjectFile(tracker, std::move(object)), "adding a cached kernel");
-    r.fns = look_up({"hs_" + r.key}, {plan.has_reduction})[0];
-    std::lock_guard<std::mutex> lock(I.mu);
-    I.loaded.emplace(r.key, Impl::Loaded{r.fns, true});
-    return done(t, true, CompileOutcome::LOADED_FROM_DISK);
+  for (DiskObjectCache* dir : {I.disk.get(), I.library.get()}) {
+    if (!dir) continue;
+    for (Tier t : {Tier::OPTIMIZED, Tier::FAST}) {
+      r.key = I.key_of(prefix, t);
+      std::unique_ptr<llvm::MemoryBuffer> object = dir->load("hs_" + r.key);
+      if (!object) continue;
+      llvm::orc::ResourceTrackerSP tracker = I.jit->getMainJITDylib().createResourceTracker();
+      check(I.jit->addObjectFile(tracker, std::move(object)), "adding a cached kernel");
+      r.fns = look_up({"hs_" + r.key}, {plan.has_reduction})[0];
+      std::lock_guard<std::mutex> lock(I.mu);
+      I.loaded.emplace(r.key, Impl::Loaded{r.fns, true});
+      return done(t, true, CompileOutcome::LOADED_FROM_DISK);
+    }
   }
   return false;
+}
+
+void JitCompiler::add_library(const std::string& dir) {
+  std::error_code ec;
+  if (dir.empty() || !std::filesystem::is_directory(dir, ec)) return;
+  impl_->library = std::make_unique<DiskObjectCache>(dir);
 }
 
 bool JitCompiler::find(const KernelPlan& plan, CompileResult& r) {

@@ -88,6 +88,11 @@ public:
   // looked up, kept or stored), and unloads it: LLVM creates its lazily made statics.
   void warm_up(const KernelPlan& plan);
 
+  // Also looks for final machine code in `dir`, read only, after the disk cache (the step
+  // kernels built ahead of time, ve/cpu/interpreter.h); nothing there is written or removed.
+  // A directory that does not exist is ignored.
+  void add_library(const std::string& dir);
+
   // The disk cache (its directory and counters); null without one.
   const DiskObjectCache* disk_cache() const;
 
