@@ -13,7 +13,7 @@ run_in() {
   shift 2
   env -i PATH="$PATH" HOME="$tmp" HASSIUM_CONFIG="$src/config.ini" HASSIUM_CPU_KERNEL_CACHE=disk \
     HASSIUM_CPU_CACHE_DIR="$kdir" HASSIUM_FUSER_CACHE=disk HASSIUM_FUSER_CACHE_DIR="$fdir" \
-    HASSIUM_CPU_TIERED_COMPILE=false "$@"
+    HASSIUM_CPU_TIERED_COMPILE=false HASSIUM_CPU_STEP_DIR= "$@"
 }
 # What a directory holds that is not a complete cache file (temporary files, anything else).
 strays() { find "$1" -mindepth 1 ! -name 'hs_*.o' ! -name '*.hsfp' -printf '%f\n' 2>/dev/null; }

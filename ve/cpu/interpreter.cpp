@@ -143,13 +143,14 @@ std::vector<KernelPlan> prebuilt_step_plans() {
       for (bool out_contiguous : {true, false})
         for (size_t pattern = 0; pattern < patterns; ++pattern) {
           std::vector<StepArg> args{{false, sig[0], out_contiguous}};
-          bool any_array = false;
+          int bool_constants = 0;
           for (size_t k = 0, p = pattern; k < inputs; ++k, p /= 3) {
             const int kind = int(p % 3); // 0 contiguous, 1 any stride, 2 constant
             args.push_back({kind == 2, sig[k + 1], kind == 0});
-            any_array = any_array || kind != 2;
+            bool_constants += kind == 2 && sig[k + 1] == DType::BOOL;
           }
-          if (any_array) plans.push_back(step_plan(info.op, args));
+          // (Only constants: a fill. More than two bool constants: not interpretable.)
+          if (bool_constants <= 2) plans.push_back(step_plan(info.op, args));
         }
     }
   }

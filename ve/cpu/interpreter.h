@@ -30,8 +30,9 @@ bool interpretable(const KernelPlan& plan);
 
 // The step kernels built ahead of time (`hassium build-steps`, into the build's step-kernels
 // directory): every element-wise opcode the interpreter takes, over bool, int32, int64, float32
-// and float64, each input a contiguous array, an array of any stride or a constant (not all
-// constants), the output contiguous or of any stride. Other steps compile when first needed.
+// and float64, each input a contiguous array, an array of any stride or a constant (all
+// constants: a fill), the output contiguous or of any stride. Other steps compile when first
+// needed.
 std::vector<KernelPlan> prebuilt_step_plans();
 
 class InterpretedKernel {
