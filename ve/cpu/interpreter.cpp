@@ -222,8 +222,10 @@ InterpretedKernel::InterpretedKernel(const KernelPlan& plan)
     Step step;
     auto at = std::find(specs.begin(), specs.end(), sp.spec);
     step.kernel = int(at - specs.begin());
-    step.nptrs = int(sp.ptrs.size());
-    step.nparams = int(sp.params.size());
+    step.ptrs_at = ptr_slots_;
+    step.params_at = param_slots_;
+    ptr_slots_ += sp.ptrs.size();
+    param_slots_ += sp.params.size();
     const PlanInstr& s = sp.instrs[0];
     for (size_t k = 0; k < in.operands.size(); ++k) {
       const PlanOperand& o = in.operands[k];
@@ -279,36 +281,26 @@ int32_t InterpretedKernel::run(int64_t begin, int64_t end, void* const* ptrs, co
   memory.resize(size_t(buffers_) * kBufferBytes + 64);
   auto* tiles =
       reinterpret_cast<std::byte*>((reinterpret_cast<uintptr_t>(memory.data()) + 63) / 64 * 64);
-  size_t nptrs = 0, nparams = 0;
-  for (const Step& s : steps_) {
-    nptrs += size_t(s.nptrs);
-    nparams += size_t(s.nparams);
-  }
-  step_ptrs.assign(nptrs, nullptr);
-  step_params.assign(nparams, 0);
+  step_ptrs.assign(ptr_slots_, nullptr);
+  step_params.assign(param_slots_, 0);
   rows.assign(array_ptr_.size(), nullptr);
   // What stays for the whole call: strides, constants, tile buffer pointers.
-  {
-    size_t p = 0, q = 0;
-    for (const Step& s : steps_) {
-      for (const Operand& o : s.operands) {
-        int64_t* sp = &step_params[q];
-        switch (o.kind) {
-        case Operand::MEMORY:
-          sp[o.stride] = params[array_param_[size_t(o.index)] + inner];
-          break;
-        case Operand::TILE:
-          sp[o.stride] = 1;
-          step_ptrs[p + size_t(o.ptr)] = tiles + size_t(o.index) * kBufferBytes;
-          break;
-        case Operand::CONSTANT:
-          sp[o.value] = params[o.index];
-          sp[o.value + 1] = params[o.index + 1];
-          break;
-        }
+  for (const Step& s : steps_) {
+    int64_t* sp = &step_params[s.params_at];
+    for (const Operand& o : s.operands) {
+      switch (o.kind) {
+      case Operand::MEMORY:
+        sp[o.stride] = params[array_param_[size_t(o.index)] + inner];
+        break;
+      case Operand::TILE:
+        sp[o.stride] = 1;
+        step_ptrs[s.ptrs_at + size_t(o.ptr)] = tiles + size_t(o.index) * kBufferBytes;
+        break;
+      case Operand::CONSTANT:
+        sp[o.value] = params[o.index];
+        sp[o.value + 1] = params[o.index + 1];
+        break;
       }
-      p += size_t(s.nptrs);
-      q += size_t(s.nparams);
     }
   }
   for (;;) {
@@ -323,18 +315,15 @@ int32_t InterpretedKernel::run(int64_t begin, int64_t end, void* const* ptrs, co
     for (int64_t t = lo[inner]; t < hi[inner]; t += kTile) {
       const int64_t n = std::min(kTile, hi[inner] - t);
       const int64_t from = t - lo[inner];
-      size_t p = 0, q = 0;
       for (const Step& s : steps_) {
-        void** sptr = &step_ptrs[p];
-        int64_t* sp = &step_params[q];
+        void** sptr = &step_ptrs[s.ptrs_at];
+        int64_t* sp = &step_params[s.params_at];
         sp[0] = n;
         for (const Operand& o : s.operands)
           if (o.kind == Operand::MEMORY)
             sptr[o.ptr] = rows[size_t(o.index)] + from * sp[o.stride] * o.size;
         const int32_t r = kernels_[size_t(s.kernel)]->kernel(0, n, sptr, sp, 0, err);
         if (r != KERNEL_OK) return r;
-        p += size_t(s.nptrs);
-        q += size_t(s.nparams);
       }
     }
     // The next outer position (odometer over the levels above the innermost).

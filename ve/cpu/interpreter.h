@@ -73,11 +73,13 @@ private:
   };
   struct Step {
     int kernel = 0; // into kernels_
-    int nptrs = 0, nparams = 0;
+    // Where its pointer and parameter slots start in a run's arrays of them (all steps' slots).
+    size_t ptrs_at = 0, params_at = 0;
     std::vector<Operand> operands; // output first
   };
   int ndim_ = 1, split_ = 0;
   int buffers_ = 0; // tile buffers (contracted arrays, reused once an array is dead)
+  size_t ptr_slots_ = 0, param_slots_ = 0;                // of all steps
   std::vector<int> array_ptr_, array_param_, array_size_; // per block array
   std::vector<Step> steps_;
   std::vector<KernelPlan> step_plans_;
