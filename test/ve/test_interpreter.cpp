@@ -8,14 +8,12 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <unistd.h>
 
 #include "core/error.h"
-#include "ir/text/parser.h"
 #include "test/ve/cpu_fixture.h"
+#include "test/ve/run_cases.h"
 #include "ve/cpu/interpreter.h"
 #include "vem/stack.h"
 
@@ -48,27 +46,6 @@ Backend& stack_with(cpu::InterpreterMode mode) {
   return mode == cpu::InterpreterMode::ALWAYS ? *always.backend : *none.backend;
 }
 
-std::string read(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-struct Outcome {
-  std::string error;
-  Program program;
-};
-Outcome run_text(Backend& b, const std::string& text) {
-  Outcome o{{}, parse_program(text)};
-  try {
-    b.execute(o.program);
-  } catch (const UserError& e) {
-    o.error = e.what();
-  }
-  return o;
-}
-
 int64_t interpreted(Backend& b) {
   ProfileCounters c;
   b.add_counters(c);
@@ -81,18 +58,15 @@ std::string bytes_of(const BasePtr& b) {
 } // namespace
 
 TEST_CASE("interpreter: every `hassium run` case gives its kernels' bits", "[ve][cpu][interp]") {
-  std::vector<fs::path> cases;
-  for (const auto& e : fs::directory_iterator(HASSIUM_TEST_DIR "/run/cases"))
-    if (e.path().extension() == ".hsb") cases.push_back(e.path());
-  std::sort(cases.begin(), cases.end());
+  const std::vector<fs::path> cases = run_case_paths();
   REQUIRE(cases.size() > 50);
   Backend& interp = stack_with(cpu::InterpreterMode::ALWAYS);
   Backend& kernels = stack_with(cpu::InterpreterMode::NONE);
   for (const fs::path& path : cases) {
     INFO(path.filename().string());
-    const std::string text = read(path);
-    Outcome a = run_text(interp, text);
-    Outcome b = run_text(kernels, text);
+    const std::string text = read_text(path);
+    RunOutcome a = run_text(interp, text);
+    RunOutcome b = run_text(kernels, text);
     CHECK(a.error == b.error);
     if (!a.error.empty() || !b.error.empty()) continue;
     for (size_t i = 0; i < a.program.instrs.size(); ++i) {

@@ -20,7 +20,7 @@
 #include "core/error.h"
 #include "core/index_error.h"
 #include "core/interrupt.h"
-#include "ir/text/parser.h"
+#include "test/ve/run_cases.h"
 #include "ve/gpu/kernel_source.h"
 #include "ve/gpu/program_batch.h"
 #include "ve/gpu/program_cache.h"
@@ -115,23 +115,9 @@ bool same_values(const Base& x, const Base& y, std::string& why, double rtol) {
 }
 
 // Runs `text` on both engines (each its own parse) and compares every SYNC'd base.
-struct Outcome {
-  std::string error; // the UserError's message, or empty
-  Program program;
-};
-Outcome run(Backend& b, const std::string& text) {
-  Outcome o{{}, parse_program(text)};
-  try {
-    b.execute(o.program);
-  } catch (const UserError& e) {
-    o.error = e.what();
-  }
-  return o;
-}
-
 void check_agree(const std::string& text, const std::string& name, double rtol = 1e-12) {
-  Outcome c = run(cpu(), text);
-  Outcome g = run(opencl(), text);
+  test::RunOutcome c = test::run_text(cpu(), text);
+  test::RunOutcome g = test::run_text(opencl(), text);
   INFO(name);
   CHECK(c.error.empty() == g.error.empty());
   if (!c.error.empty() || !g.error.empty()) {
@@ -154,23 +140,14 @@ void check_agree(const std::string& text, const std::string& name, double rtol =
   }
 }
 
-std::string read(const std::filesystem::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 } // namespace
 
 TEST_CASE("opencl: every `hassium run` case agrees with the CPU engine", "[ve][opencl]") {
-  std::vector<std::filesystem::path> cases;
-  for (const auto& e : std::filesystem::directory_iterator(HASSIUM_TEST_DIR "/run/cases"))
-    if (e.path().extension() == ".hsb") cases.push_back(e.path());
-  std::sort(cases.begin(), cases.end());
+  const std::vector<std::filesystem::path> cases = test::run_case_paths();
   REQUIRE(cases.size() > 50);
   for (const auto& path : cases) {
     // Sums in another order: the cases' float reductions agree to 1e-9 relative.
-    check_agree(read(path), path.filename().string(), 1e-9);
+    check_agree(test::read_text(path), path.filename().string(), 1e-9);
   }
 }
 
@@ -401,7 +378,7 @@ MULTIPLY i, i, 6:int64
 GATHER o, s, i
 SYNC o
 )";
-  Outcome g = run(opencl(), bad);
+  test::RunOutcome g = test::run_text(opencl(), bad);
   CHECK(g.error == "GATHER: index 12 is out of bounds for size 10");
   check_agree(R"(
 .base s float64 10
@@ -439,7 +416,8 @@ SYNC c
 TEST_CASE("opencl: an array too large for the device raises MemoryError's message, and the "
           "engine stays usable",
           "[ve][opencl]") {
-  Outcome g = run(opencl(), ".base a float64 1000000000000\nIDENTITY a, 1.0:float64\nSYNC a\n");
+  test::RunOutcome g =
+      test::run_text(opencl(), ".base a float64 1000000000000\nIDENTITY a, 1.0:float64\nSYNC a\n");
   CHECK(g.error.find("Unable to allocate 7.28 TiB for an array with 1000000000000 elements of "
                      "data type float64") == 0);
   check_agree(".base a float64 10\nRANGE a\nSYNC a\n", "after the failed allocation");
@@ -601,7 +579,7 @@ TEST_CASE("opencl program cache: the disk serves each kernel through its batch, 
     fresh(6, 0, 0);
   }
   auto rewrite = [](const fs::path& f, const std::function<void(std::string&)>& change) {
-    std::string data = read(f);
+    std::string data = test::read_text(f);
     change(data);
     std::ofstream(f, std::ios::binary | std::ios::trunc) << data;
   };
