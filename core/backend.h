@@ -4,10 +4,11 @@
 #include <functional>
 #include <string_view>
 
-#include "core/profile.h"
 #include "core/program.h"
 
 namespace hassium {
+
+struct ProfileCounters; // core/profile.h
 
 // The layering: core may not depend on vem/ or ve/, so the Runtime talks to this interface.
 // vem/node's NodeVem implements it; the library hassium_runtime (vem/stack.h) builds a Backend

@@ -1,19 +1,14 @@
 // Profiling counters of the whole stack (HASSIUM_PROFILE=1 prints them at exit).
 #pragma once
 
-#include <array>
-#include <chrono>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
 
-namespace hassium {
+#include "core/duration_histogram.h"
 
-// Seconds from t0 to now on the steady clock: every timing the profile reports is taken so.
-inline double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+namespace hassium {
 
 // X(field, type, label): one list drives the struct, the sum and the printout.
 #define HS_PROFILE_COUNTERS(X)                                                                     \
@@ -33,7 +28,7 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   X(kernel_memory_hits, int64_t, "kernel cache hits (memory)")                                     \
   X(kernel_disk_hits, int64_t, "kernel cache hits (disk)")                                         \
   X(kernels_optimized, int64_t, "kernels optimized in the background (tiered)")                    \
-  X(blocks_interpreted, int64_t, "blocks run by the interpreter (before their kernel compiled)")    \
+  X(blocks_interpreted, int64_t, "blocks run by the interpreter (before their kernel compiled)")   \
   X(cache_files_rejected, int64_t, "disk cache files rejected (damaged, foreign)")                 \
   X(cache_write_errors, int64_t, "disk cache writes failed")                                       \
   X(pool_reuses, int64_t, "memory pool reuses")                                                    \
@@ -66,20 +61,6 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   X(background_compile_seconds, double, "background compile time (s)")                             \
   X(execute_seconds, double, "execution time (s)")                                                 \
   X(flush_seconds, double, "flush time, total (s)")
-
-// A histogram of durations (10 us .. ~2.6 s in buckets a factor 2^(1/4) apart, ~9% wide), for
-// quantiles of many short events (per-kernel compile times) at a fixed, small cost.
-struct DurationHistogram {
-  static constexpr int kBuckets = 73; // the last: everything longer
-  std::array<int64_t, kBuckets> counts{};
-  int64_t total = 0;
-
-  void add(double seconds, int64_t n = 1);
-  DurationHistogram& operator+=(const DurationHistogram& o);
-  // The duration below which a fraction q of the events fall (a bucket's geometric middle);
-  // 0 when there are none.
-  double quantile(double q) const;
-};
 
 // One distinct kernel (a fused block's bytecode, bases renamed a0, a1, ... by first use) and the
 // time the engine spent running it, compilation excluded.

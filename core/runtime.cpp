@@ -151,8 +151,8 @@ void Runtime::run_pending(const View* sync_part) {
     busy_.store(true, std::memory_order_release);
     through = recorded_;
     clear_interrupt(); // a request from before this flush is the frontend's (core/interrupt.h)
-    ++counters_.flushes;
-    counters_.instructions += int64_t(program.instrs.size());
+    ++flushes_;
+    instructions_ += int64_t(program.instrs.size());
   }
   auto t0 = std::chrono::steady_clock::now();
   // Ends the flush: the state it leaves under the state lock, whether the backend threw or not.
@@ -166,7 +166,7 @@ void Runtime::run_pending(const View* sync_part) {
     // (After a failed flush its instructions count as pending until a flush runs: the lock's
     // answers, as executed_ did not advance.)
     busy_.store(!ran || !pending_.instrs.empty(), std::memory_order_release);
-    counters_.flush_seconds += seconds_since(t0);
+    flush_seconds_ += seconds_since(t0);
   };
   try {
     for (const auto& filter : stack_.filters) program = filter.fn(std::move(program));
@@ -293,7 +293,10 @@ ProfileCounters Runtime::counters() const {
 
 ProfileCounters Runtime::counters_held() const {
   std::lock_guard lock(mutex_);
-  ProfileCounters c = counters_;
+  ProfileCounters c;
+  c.flushes = flushes_;
+  c.instructions = instructions_;
+  c.flush_seconds = flush_seconds_;
   if (stack_.backend) stack_.backend->add_counters(c);
   return c;
 }

@@ -11,7 +11,6 @@
 
 #include "core/backend.h"
 #include "core/filter_registry.h"
-#include "core/profile.h"
 #include "core/program.h"
 #include "core/release_bin.h"
 
@@ -165,7 +164,9 @@ private:
   std::vector<ForeignWrite> foreign_writes_;
   std::function<void(const Instruction&, size_t)> check_; // Stack::check of the installed stack
   Backend::HostAllocator host_allocator_;                 // the installed backend's (under mutex_)
-  ProfileCounters counters_; // the runtime's own: flushes, instructions, flush time
+  // The runtime's own counters (ProfileCounters' flushes, instructions, flush_seconds).
+  int64_t flushes_ = 0, instructions_ = 0;
+  double flush_seconds_ = 0;
 };
 
 } // namespace hassium

@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/profile.h"
+#include "core/duration_histogram.h"
 #include "core/program.h"
 
 namespace hassium {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/profile.h"
 #include "core/runtime.h"
 
 using namespace hassium;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/profile.h"
 #include "test/ve/cpu_fixture.h"
 #include "test/ve/run_cases.h"
 #include "ve/cpu/interpreter.h"

@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "core/index_error.h"
 #include "core/interrupt.h"
+#include "core/profile.h"
 #include "test/ve/run_cases.h"
 #include "ve/gpu/kernel_source.h"
 #include "ve/gpu/program_batch.h"

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/error.h"
+#include "core/profile.h"
 #include "ir/text/parser.h"
 #include "vem/stack.h"
 

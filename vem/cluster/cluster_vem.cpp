@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/index_error.h"
 #include "core/memory_error.h"
+#include "core/profile.h"
 #include "vem/cluster/wire.h"
 
 namespace hassium::cluster {
