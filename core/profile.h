@@ -29,6 +29,7 @@ namespace hassium {
   X(kernel_disk_hits, int64_t, "kernel cache hits (disk)")                                         \
   X(kernels_optimized, int64_t, "kernels optimized in the background (tiered)")                    \
   X(blocks_interpreted, int64_t, "blocks run by the interpreter (before their kernel compiled)")   \
+  X(matvecs_paired, int64_t, "matrix-vector products run in another's pass over their matrix")     \
   X(cache_files_rejected, int64_t, "disk cache files rejected (damaged, foreign)")                 \
   X(cache_write_errors, int64_t, "disk cache writes failed")                                       \
   X(pool_reuses, int64_t, "memory pool reuses")                                                    \

@@ -83,6 +83,7 @@ struct EngineStats {
   // background thread's compile time (it overlaps the flushes).
   int64_t kernels_optimized = 0;
   int64_t blocks_interpreted = 0; // runs on step kernels (ve/cpu/interpreter.h)
+  int64_t matvecs_paired = 0;     // products run in another's pass (ve/cpu/paired_matvec.h)
   double background_compile_seconds = 0;
   // Compile time per kernel by tier (core/profile.h).
   DurationHistogram fast_compiles, optimized_compiles;

@@ -22,6 +22,24 @@ def test_mixing_numpy_and_hassium():
         assert_same(r, e)
 
 
+def test_numpy_operand_on_the_left_of_a_product_is_recorded():
+    """`x @ A` and np.matmul(x, A, out=o) with x NumPy's and A hassium's: NumPy hands the call to
+    hassium's __array_ufunc__, which runs hassium's product (no fallback, no flush)."""
+    rng = np.random.default_rng(3)
+    a, x, m = rng.random((5, 4)), rng.random(5), rng.random((3, 5))
+    h = hassium.asarray(a)
+    out = hassium.zeros(4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", hassium.FallbackWarning)
+        r = x @ h
+        q = m @ h
+        o = np.matmul(x, h, out=out)
+    assert isinstance(r, hassium.ndarray) and isinstance(q, hassium.ndarray) and o is out
+    assert_same(r, x @ a)
+    assert_same(q, m @ a)
+    assert_same(out, x @ a)
+
+
 @pytest.mark.parametrize("dtype", ["int8", "int64", "uint16", "float32", "float64", "complex64"])
 @pytest.mark.parametrize("scalar", [np.float64(1.5), np.float32(2.5), np.int64(3), np.int8(-2),
                                     np.uint8(7), np.complex128(1 - 1j), np.bool_(True)], ids=repr)

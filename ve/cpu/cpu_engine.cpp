@@ -20,6 +20,7 @@
 #include "ve/cpu/matmul.h"
 #include "ve/cpu/object_cache.h"
 #include "ve/cpu/openmp.h"
+#include "ve/cpu/paired_matvec.h"
 #include "ve/cpu/parallel_choice.h"
 #include "ve/cpu/plan.h"
 #include "ve/cpu/sorting.h"
@@ -124,6 +125,7 @@ public:
   void prepare(EnginePlan& p, size_t b, const KernelBlock& block) override {
     if (options_.cache == KernelCacheMode::NONE) return;
     if (background_ && background_->has_finished()) install_optimized();
+    pair_matvecs(static_cast<CpuPlan&>(p), b, block);
     const Instruction& first = block.program->instrs[block.instrs.front()];
     if (first.info().family == Family::EXTENSION) return;
     CpuPlan::Block& slot = slot_of(p, b);
@@ -167,6 +169,7 @@ public:
 
   void reshape(EnginePlan& p) override {
     for (CpuPlan::Block& slot : static_cast<CpuPlan&>(p).blocks) slot.ready = false;
+    static_cast<CpuPlan&>(p).last_prepared = -1; // prepared again: paired again
   }
 
   void launch(EnginePlan& p, size_t b, const KernelBlock& block) override {
@@ -182,7 +185,12 @@ public:
       if (first.op == Opcode::MATMUL) {
         // Resolved at the first product, when a Python program has NumPy's BLAS loaded.
         if (!blas_) blas_ = &cpu::blas(options_.blas);
-        run_matmul(first, *blas_);
+        if (slot.paired_ready) {
+          slot.paired_ready = false;
+          write_result(*matvec_of(first), slot.paired); // computed by the block paired with it
+        } else if (!run_paired_matvecs(p, slot, block)) {
+          run_matmul(first, *blas_);
+        }
       } else {
         run_sorting(first, threads_);
       }
@@ -257,9 +265,81 @@ private:
       Kept* kernel = nullptr; // in memory_; null when the plan is empty
       bool ready = false;     // plan and kernel fit the blocks this slot runs
       bool counted = false;   // its kernel was counted (compiled or loaded) by this flush
+      // Paired matrix-vector products (ve/cpu/paired_matvec.h): a MATMUL block whose pass also
+      // computes the product of the later block `pair` (its MATMUL: the program's instruction
+      // `pair_instr`); the later block's result, computed so, until it runs.
+      int64_t pair = -1;
+      size_t pair_instr = 0;
+      std::vector<double> paired;
+      bool paired_ready = false;
     };
     std::vector<Block> blocks;
+    // While a flush's blocks are prepared: the matrix-vector blocks still unpaired, each with
+    // the bases written since (its own output first), which a later product must not read.
+    struct OpenMatvec {
+      size_t block, instr;
+      std::vector<const Base*> written;
+    };
+    std::vector<OpenMatvec> open_matvecs;
+    int64_t last_prepared = -1;
   };
+
+  // Pairs matrix-vector MATMUL blocks of the flush being prepared (block b next, in order): b
+  // pairs with the first open one of an identical matrix view when no block since that one
+  // (itself included) wrote b's matrix or vector; else b's writes join every open one's list,
+  // and b opens when it is a product itself.
+  void pair_matvecs(CpuPlan& p, size_t b, const KernelBlock& block) {
+    constexpr size_t kMaxWritten = 64; // past this many bases written since, a block closes
+    if (int64_t(b) <= p.last_prepared) p.open_matvecs.clear(); // a new pass over the blocks
+    p.last_prepared = int64_t(b);
+    CpuPlan::Block& slot = slot_of(p, b);
+    slot.pair = -1;
+    slot.paired_ready = false;
+    const Program& program = *block.program;
+    std::optional<Matvec> mv;
+    if (block.instrs.size() == 1) mv = matvec_of(program.instrs[block.instrs.front()]);
+    bool paired = false;
+    if (mv)
+      for (auto it = p.open_matvecs.begin(); it != p.open_matvecs.end(); ++it) {
+        std::optional<Matvec> earlier = matvec_of(program.instrs[it->instr]);
+        const View &m = *earlier->matrix, &n = *mv->matrix;
+        if (m.base != n.base || m.offset != n.offset || m.shape != n.shape || m.stride != n.stride)
+          continue;
+        auto read = [&](const Base* w) {
+          return w == mv->matrix->base.get() || w == mv->vector->base.get();
+        };
+        if (std::any_of(it->written.begin(), it->written.end(), read)) continue;
+        CpuPlan::Block& first = slot_of(p, it->block);
+        first.pair = int64_t(b);
+        first.pair_instr = block.instrs.front();
+        p.open_matvecs.erase(it);
+        paired = true;
+        break;
+      }
+    for (size_t i : block.instrs) {
+      const Instruction& ins = program.instrs[i];
+      if (ins.is_system() || !ins.is_view(0)) continue;
+      for (CpuPlan::OpenMatvec& o : p.open_matvecs) o.written.push_back(ins.view(0).base.get());
+    }
+    std::erase_if(p.open_matvecs,
+                  [&](const CpuPlan::OpenMatvec& o) { return o.written.size() > kMaxWritten; });
+    if (mv && !paired) p.open_matvecs.push_back({b, block.instrs.front(), {mv->out->base.get()}});
+  }
+
+  // Runs the slot's MATMUL with the product of the block paired with it in one pass, when the
+  // views as they are now allow it (ve/cpu/paired_matvec.h); false: the slot runs alone.
+  bool run_paired_matvecs(EnginePlan& p, CpuPlan::Block& slot, const KernelBlock& block) {
+    if (slot.pair < 0) return false;
+    CpuPlan::Block& second = slot_of(p, size_t(slot.pair));
+    second.paired_ready = false;
+    std::optional<Matvec> a = matvec_of(block.program->instrs[block.instrs.front()]);
+    std::optional<Matvec> b = matvec_of(block.program->instrs[slot.pair_instr]);
+    if (!a || !b || !pairable(*a, *b)) return false;
+    run_paired(*a, *b, threads_, second.paired);
+    second.paired_ready = true;
+    ++stats_.matvecs_paired;
+    return true;
+  }
 
   static CpuPlan::Block& slot_of(EnginePlan& p, size_t b) {
     auto& blocks = static_cast<CpuPlan&>(p).blocks;

@@ -208,6 +208,7 @@ void NodeVem::add_counters(ProfileCounters& c) const {
   c.compile_seconds += e.compile_seconds;
   c.kernels_optimized += e.kernels_optimized;
   c.blocks_interpreted += e.blocks_interpreted;
+  c.matvecs_paired += e.matvecs_paired;
   c.fast_compiles += e.fast_compiles;
   c.optimized_compiles += e.optimized_compiles;
   c.background_compile_seconds += e.background_compile_seconds;

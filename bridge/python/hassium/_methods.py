@@ -280,6 +280,15 @@ def dot(self, b, out=None):
 def _array_ufunc_general(self, ufunc, method, *inputs, **kwargs):
     """ndarray.__array_ufunc__ where the C++ method (ufunc.cpp, install_array_ufunc) does not
     record the plain call itself: other methods, keywords, ufuncs hassium does not have."""
+    if ufunc is _np.matmul and method == "__call__" and set(kwargs) <= {"out"}:
+        # A NumPy operand on the left (`x @ A`, np.matmul(x, A)): hassium's product, as `A @ x`
+        # records it (NumPy passes `out` as a tuple).
+        from ._functions import matmul
+
+        out = kwargs.get("out")
+        if isinstance(out, tuple) and len(out) == 1:
+            out = out[0]
+        return matmul(*inputs) if out is None else matmul(*inputs, out=out)
     mine = _uf.get(ufunc.__name__)
     if mine is not None:
         if method == "__call__":
