@@ -702,6 +702,27 @@ def prog_gather_scatter():
     return p
 
 
+def prog_paired_matvec():
+    p = Program("prog_paired_matvec", "mvt: x1 += A y1 and x2 += y2 A (the CPU engine's one pass "
+                "over A), then x1 A, which reads the first product's result (apart)")
+    m, n = 70, 66
+    a = ramp(p, "A", "float64", m * n, 1.0, -2000.0)  # integer values: sums exact in any order
+    y1, y2 = ramp(p, "y1", "float64", n, 1.0, -30.0), ramp(p, "y2", "float64", m, -1.0, 33.0)
+    x1, x2 = ramp(p, "x1", "float64", m, 2.0, 5.0), ramp(p, "x2", "float64", n, 3.0, -7.0)
+    t1, t2, t3 = p.base("t1", "float64", m), p.base("t2", "float64", n), p.base("t3", "float64", n)
+    p.instr("MATMUL", t1.shaped((m, 1)), a.shaped((m, n)), y1.shaped((n, 1)))
+    p.instr("ADD", x1.whole(), x1.whole(), t1.whole())
+    p.free(t1)
+    p.instr("MATMUL", t2.shaped((1, n)), y2.shaped((1, m)), a.shaped((m, n)))
+    p.instr("ADD", x2.whole(), x2.whole(), t2.whole())
+    p.free(t2)
+    p.instr("MATMUL", t3.shaped((1, n)), x1.shaped((1, m)), a.shaped((m, n)))
+    p.sync(x1)
+    p.sync(x2)
+    p.sync(t3)
+    return p
+
+
 def prog_sync_midway():
     p = Program("prog_sync_midway", "a base SYNCed, then written again and SYNCed again, "
                 "then FREEd")
@@ -792,7 +813,8 @@ def prog_random(seed, dt):
 def programs():
     ps = [prog_paper_fig3(), prog_chain(), prog_sum_products(), prog_fused_reductions(),
           prog_stencil(),
-          prog_reduce_broadcast(), prog_gather_scatter(), prog_sync_midway()]
+          prog_reduce_broadcast(), prog_gather_scatter(), prog_sync_midway(),
+          prog_paired_matvec()]
     ps += [prog_random(seed, "int64") for seed in range(6)]
     ps += [prog_random(seed, "float64") for seed in range(100, 104)]
     return ps
