@@ -185,3 +185,22 @@ def test_the_second_output_is_written_when_its_block_runs():
     close(snapshots[1], a @ x)
     close(target, y @ a)
     assert n in (0, 1)  # whether `out=` keeps the product a MATMUL of its own block
+
+
+def test_a_vector_without_memory_yet_keeps_them_apart():
+    # np.empty's base gets memory only when a block first reads it (the second product's), so
+    # the first block's pass cannot read it: each product runs alone.
+    a, x, _, _, _ = data(100, 80, seed=9)
+    ha, hx = hassium.asarray(a), hassium.asarray(x)
+    hassium.flush()
+    out = []
+
+    def run():
+        out.append(ha @ hx)
+        out.append(hassium.empty(100) @ ha)
+        hassium.flush()
+
+    assert paired(run) == 0
+    close(out[0], a @ x)
+    assert np.asarray(out[1]).shape == (80,)
+

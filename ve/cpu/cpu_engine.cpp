@@ -125,7 +125,7 @@ public:
   void prepare(EnginePlan& p, size_t b, const KernelBlock& block) override {
     if (options_.cache == KernelCacheMode::NONE) return;
     if (background_ && background_->has_finished()) install_optimized();
-    pair_matvecs(static_cast<CpuPlan&>(p), b, block);
+    if (options_.pair_matvecs) pair_matvecs(static_cast<CpuPlan&>(p), b, block);
     const Instruction& first = block.program->instrs[block.instrs.front()];
     if (first.info().family == Family::EXTENSION) return;
     CpuPlan::Block& slot = slot_of(p, b);

@@ -57,6 +57,11 @@ struct CpuOptions {
   bool adaptive_threads = true;
   // Which BLAS runs MATMUL (ve/cpu/blas.h): the process's NumPy OpenBLAS, else the linked one.
   cpu::BlasChoice blas = cpu::BlasChoice::AUTO;
+  // Two matrix-vector products of one matrix in a flush run as one pass over it
+  // (ve/cpu/paired_matvec.h). Only where this engine prepares every block of the flush and the
+  // arrays live in host memory: a GPU engine's CPU engine (which sees only the blocks it runs,
+  // with their own operands brought to the host) never pairs.
+  bool pair_matvecs = true;
 };
 
 // The registry of kernel cache modes (id "cpu.kernel_cache"): none, memory, disk.

@@ -119,8 +119,10 @@ RowsFn rows_for(int dots) {
 
 bool pairable(const Matvec& first, const Matvec& second) {
   const View& m = *first.matrix;
-  if (!same_view(m, *second.matrix) || !m.base->data || m.stride[1] != 1 ||
-      m.stride[0] < m.shape[1])
+  // (An input the VEM has not given memory yet, as a base first read by the second block and
+  // never written, zero-filled only when that block runs, keeps the products apart.)
+  if (!same_view(m, *second.matrix) || !m.base->data || !first.vector->base->data ||
+      !second.vector->base->data || m.stride[1] != 1 || m.stride[0] < m.shape[1])
     return false;
   for (const Matvec* p : {&first, &second})
     for (const View* in : {first.matrix, first.vector, second.vector})

@@ -36,8 +36,8 @@ struct Matvec {
 std::optional<Matvec> matvec_of(const Instruction& in);
 
 // Whether the two products can run as one pass: identical matrix views (base, offset, shape,
-// strides) whose rows are contiguous (unit column stride), and neither output sharing memory
-// with an input of either product.
+// strides) whose rows are contiguous (unit column stride), every input in memory already, and
+// neither output sharing memory with an input of either product.
 bool pairable(const Matvec& first, const Matvec& second);
 
 // Runs both products in one pass over the matrix on up to `threads` threads: writes the first's

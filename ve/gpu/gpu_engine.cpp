@@ -47,12 +47,19 @@ bool has_checks(const KernelPlan& p) {
   return false;
 }
 
+// The options of the engine's CPU engine: it runs only some blocks of a flush, after bringing
+// their own operands to the host, so it must not compute a later block's product early.
+CpuOptions without_pairing(CpuOptions o) {
+  o.pair_matvecs = false;
+  return o;
+}
+
 class GpuEngine : public Engine, public DeviceMemory {
 public:
   GpuEngine(std::unique_ptr<GpuDevice> device, const GpuOptions& o, std::string name)
       : device_(std::move(device)), options_(o), name_(std::move(name)),
         programs_(*device_, o.cache == KernelCacheMode::DISK ? o.cache_dir : std::string()),
-        cpu_(make_cpu_engine(o.cpu)) {
+        cpu_(make_cpu_engine(without_pairing(o.cpu))) {
     HS_USER_ASSERT(o.cache != KernelCacheMode::DISK || !o.cache_dir.empty())
         << "a GPU kernel cache on disk needs a cache_dir";
     HS_USER_ASSERT(device_->info().max_group_size >= size_t(gpu::kGroupSize))
