@@ -4,6 +4,8 @@ flush, and an index out of bounds is NumPy's IndexError when the flush runs. Val
 NumPy for every integer index dtype, negative and duplicate indices, n-d x, empty indices. A
 small gather of ready values ([python] eager_max_elements) is NumPy's at once instead."""
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -299,20 +301,27 @@ def test_small_gathers_of_ready_values_are_numpy_s_at_once():
 def test_empty_products_and_unused_bases_record_nothing():
     # An empty slice's product is NumPy's 0 at once (its operands' bases may have no memory);
     # a base no instruction used dies without a FREE; one that was used still gets its FREE.
-    a = hassium.empty(5)  # no memory yet
-    b = hassium.arange(5.0)
-    hassium.flush()
-    before = hassium._hassium.pending()
-    f0 = hassium.profile()["flushes"]
-    r = a[2:2] @ b[3:3]
-    assert hassium.profile()["flushes"] == f0
-    assert hassium._hassium.pending() == before
-    assert_same(r, np.empty(5)[2:2] @ np.arange(5.0)[3:3])
-    del a
-    assert hassium._hassium.pending() == before
-    t = b * 2.0  # recorded: its FREE is recorded too
-    del t
-    assert hassium._hassium.pending() == before + 2
+    # The collector stays off: a collection here of an earlier test's cyclic garbage would
+    # record its arrays' FREEs in the middle (seen once under ASan's timing).
+    gc.collect()
+    gc.disable()
+    try:
+        a = hassium.empty(5)  # no memory yet
+        b = hassium.arange(5.0)
+        hassium.flush()
+        before = hassium._hassium.pending()
+        f0 = hassium.profile()["flushes"]
+        r = a[2:2] @ b[3:3]
+        assert hassium.profile()["flushes"] == f0
+        assert hassium._hassium.pending() == before
+        assert_same(r, np.empty(5)[2:2] @ np.arange(5.0)[3:3])
+        del a
+        assert hassium._hassium.pending() == before
+        t = b * 2.0  # recorded: its FREE is recorded too
+        del t
+        assert hassium._hassium.pending() == before + 2
+    finally:
+        gc.enable()
 
 
 def test_pending_or_long_gathers_are_recorded(lazy_scalar_reads):
