@@ -301,10 +301,7 @@ private:
     bool paired = false;
     if (mv)
       for (auto it = p.open_matvecs.begin(); it != p.open_matvecs.end(); ++it) {
-        std::optional<Matvec> earlier = matvec_of(program.instrs[it->instr]);
-        const View &m = *earlier->matrix, &n = *mv->matrix;
-        if (m.base != n.base || m.offset != n.offset || m.shape != n.shape || m.stride != n.stride)
-          continue;
+        if (!matvec_of(program.instrs[it->instr])->matrix->identical(*mv->matrix)) continue;
         auto read = [&](const Base* w) {
           return w == mv->matrix->base.get() || w == mv->vector->base.get();
         };

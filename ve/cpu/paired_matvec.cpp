@@ -28,10 +28,6 @@ std::optional<Matvec> matvec_of(const Instruction& in) {
 
 namespace {
 
-bool same_view(const View& x, const View& y) {
-  return x.base == y.base && x.offset == y.offset && x.shape == y.shape && x.stride == y.stride;
-}
-
 int64_t result_length(const Matvec& p) {
   return p.kind == Matvec::Kind::ROW_DOTS ? p.matrix->shape[0] : p.matrix->shape[1];
 }
@@ -121,7 +117,7 @@ bool pairable(const Matvec& first, const Matvec& second) {
   const View& m = *first.matrix;
   // (An input the VEM has not given memory yet, as a base first read by the second block and
   // never written, zero-filled only when that block runs, keeps the products apart.)
-  if (!same_view(m, *second.matrix) || !m.base->data || !first.vector->base->data ||
+  if (!m.identical(*second.matrix) || !m.base->data || !first.vector->base->data ||
       !second.vector->base->data || m.stride[1] != 1 || m.stride[0] < m.shape[1])
     return false;
   for (const Matvec* p : {&first, &second})
@@ -144,9 +140,12 @@ void run_paired(const Matvec& first, const Matvec& second, int threads,
   const int64_t runs = std::max<int64_t>(1, std::min<int64_t>(threads, rows / 64));
   int dots = 0, sums = 0;
   int dot_of[2], sum_of[2]; // product -> its slot among the dots or the sums
-  for (int k = 0; k < 2; ++k)
-    (products[k]->kind == Matvec::Kind::ROW_DOTS ? dot_of : sum_of)[k] =
-        products[k]->kind == Matvec::Kind::ROW_DOTS ? dots++ : sums++;
+  for (int k = 0; k < 2; ++k) {
+    if (products[k]->kind == Matvec::Kind::ROW_DOTS)
+      dot_of[k] = dots++;
+    else
+      sum_of[k] = sums++;
+  }
   std::vector<double> partial(size_t(runs * sums * cols), 0.0);
   std::vector<Pass> passes(static_cast<size_t>(runs));
   for (int64_t r = 0; r < runs; ++r) {
