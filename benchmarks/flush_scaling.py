@@ -9,6 +9,8 @@ Issue 15's figures, measured side by side in one run:
    threshold out of the way, then flushed once. "runtime" is the flush's time without kernel
    compilation and kernel execution (the profile counters' compile and execute seconds): the
    cost of filters, fusion, planning and launch. Goal: flat within 2x from 10^3 to 10^5.
+   A flush longer than [stack] piece_size runs as consecutive pieces (core/program_pieces.h);
+   --piece-sizes measures under other values too (0: each flush in one piece, as before pieces).
 2. The fixed cost of a flush that is not an exact repeat: a sliding window read back each step,
    its views moved every time (the plan is replayed once check_partition accepts it for the
    moved views), then also of another length every step (reshaped: the plan's kernels are
@@ -21,7 +23,7 @@ with the least runtime counts (a flush of 10^3 instructions takes a few millisec
 measurement of it moves 2x with the machine's noise).
 
     python benchmarks/flush_scaling.py [--sizes 1000,10000,100000] [--repeat 3] [--timeout 300]
-        [--patterns ...]
+        [--patterns ...] [--piece-sizes config,0]
 """
 
 import argparse
@@ -120,8 +122,10 @@ print("RESULT", __import__("json").dumps(dict(total=t, steps=steps, **d)))
 """
 
 
-def run_child(code, timeout):
+def run_child(code, timeout, piece_size=None):
     env = dict(os.environ)
+    if piece_size is not None:
+        env["HASSIUM_STACK_PIECE_SIZE"] = str(piece_size)
     try:
         r = subprocess.run([sys.executable, "-c", code], env=env, text=True, capture_output=True,
                            timeout=timeout)
@@ -151,43 +155,48 @@ def main():
     ap.add_argument("--repeat", type=int, default=3,
                     help="fresh processes per (pattern, n); the least runtime counts")
     ap.add_argument("--steps", type=int, default=2000, help="flushes in the non-repeating loop")
+    ap.add_argument("--piece-sizes", default="config",
+                    help="[stack] piece_size values to measure each pattern under, comma-separated: "
+                         "'config' (the configuration's), or a number (0 = each flush whole)")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     patterns = args.patterns.split(",")
+    pieces = [None if p == "config" else int(p) for p in args.piece_sizes.split(",")]
 
     print("1. Per-instruction cost of one flush (us per instruction; runtime = flush without "
           f"compile and kernel execution; the least of {max(1, args.repeat)} processes)")
-    print(f"{'pattern':<10} {'n':>7} {'record':>8} {'flush':>8} {'runtime':>8} {'fusion':>8} "
-          f"{'blocks':>7} {'compiled':>8}")
+    print(f"{'pattern':<10} {'pieces':>6} {'n':>7} {'record':>8} {'flush':>8} {'runtime':>8} "
+          f"{'fusion':>8} {'blocks':>7} {'compiled':>8}")
     verdicts = []
-    for pattern in patterns:
+    for pattern, piece in ((p, q) for p in patterns for q in pieces):
+        label = "config" if piece is None else str(piece)
         first = None
         for n in sizes:
             r = None
             for _ in range(max(1, args.repeat)):
-                one = run_child(scaling_code(pattern, n), args.timeout)
+                one = run_child(scaling_code(pattern, n), args.timeout, piece)
                 if one is None:
                     r = None
                     break
                 if r is None or runtime_of(one) < runtime_of(r):
                     r = one
             if r is None:
-                print(f"{pattern:<10} {n:>7}  did not finish in {args.timeout:.0f} s")
-                verdicts.append((pattern, None))
+                print(f"{pattern:<10} {label:>6} {n:>7}  did not finish in {args.timeout:.0f} s")
+                verdicts.append((pattern, label, None))
                 break
             k = r["instructions"]
             runtime = runtime_of(r) / k * 1e6
-            print(f"{pattern:<10} {k:>7} {r['record'] / k * 1e6:>8.2f} {r['flush'] / k * 1e6:>8.2f} "
+            print(f"{pattern:<10} {label:>6} {k:>7} {r['record'] / k * 1e6:>8.2f} {r['flush'] / k * 1e6:>8.2f} "
                   f"{runtime:>8.2f} {r['fuse_seconds'] / k * 1e6:>8.2f} {r['blocks']:>7} "
                   f"{r['kernels_compiled']:>8}")
             first = runtime if first is None else first
             last = runtime
         else:
-            verdicts.append((pattern, last / first))
-    for pattern, growth in verdicts:
+            verdicts.append((pattern, label, last / first))
+    for pattern, label, growth in verdicts:
         text = "did not finish" if growth is None else f"{growth:.2f}x"
         ok = growth is not None and growth <= 2
-        print(f"   {pattern}: runtime per instruction at {sizes[-1]} / at {sizes[0]}: {text} "
+        print(f"   {pattern} (pieces: {label}): runtime per instruction at {sizes[-1]} / at {sizes[0]}: {text} "
               f"(goal <= 2x: {'met' if ok else 'NOT met'})")
 
     print("\n2. A flush that is not an exact repeat (a sliding window read back every step)")

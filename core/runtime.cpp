@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/interrupt.h"
+#include "core/program_pieces.h"
 #include "core/memory_error.h"
 
 namespace hassium {
@@ -169,14 +170,33 @@ void Runtime::run_pending(const View* sync_part) {
     flush_seconds_ += seconds_since(t0);
   };
   try {
-    for (const auto& filter : stack_.filters) program = filter.fn(std::move(program));
-    stack_.backend->execute(program);
+    if (stack_.piece_size > 0 && program.size() > stack_.piece_size) {
+      run_in_pieces(program);
+    } else {
+      for (const auto& filter : stack_.filters) program = filter.fn(std::move(program));
+      stack_.backend->execute(program);
+    }
   } catch (...) {
     finish(false);
     throw;
   }
   finish(true);
   keep_operand_storage(program);
+}
+
+void Runtime::run_in_pieces(Program& program) {
+  const std::vector<size_t> starts = program_piece_starts(program, stack_.piece_size);
+  Program piece;
+  for (size_t k = 0; k < starts.size(); ++k) {
+    const auto first = program.instrs.begin() + long(starts[k]);
+    const auto end = k + 1 < starts.size() ? program.instrs.begin() + long(starts[k + 1])
+                                           : program.instrs.end();
+    piece.instrs.assign(std::make_move_iterator(first), std::make_move_iterator(end));
+    for (const auto& filter : stack_.filters) piece = filter.fn(std::move(piece));
+    stack_.backend->execute(piece);
+    keep_operand_storage(piece);
+    piece = Program();
+  }
 }
 
 namespace {

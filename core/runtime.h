@@ -51,6 +51,9 @@ namespace hassium {
 struct Stack {
   std::unique_ptr<Backend> backend;
   std::vector<NamedFilter> filters; // applied in order at every flush
+  // A flush of more instructions runs through the filters and the backend as consecutive pieces
+  // of at most this many (core/program_pieces.h); 0 = whole.
+  size_t piece_size = 0;
   bool profile = false;             // print the counters to stderr at exit
   // Checks each recorded instruction (its position in the pending program given) and throws
   // UserError when it is invalid; empty = no check. install_stack() sets it to the ir
@@ -136,6 +139,9 @@ private:
   ProfileCounters counters_held() const;
   // Keeps the operand vectors of an executed program for operand_storage(), emptied.
   void keep_operand_storage(Program& program);
+  // Runs a flush longer than stack_.piece_size through the filters and the backend piece by
+  // piece (core/program_pieces.h); the program's instructions are moved out.
+  void run_in_pieces(Program& program);
 
   // Execution lock: held by a flush from taking the pending program until its backend returns;
   // guards stack_ (except the check, copied into check_). Timed: shutdown() gives up on it (see

@@ -159,6 +159,11 @@ StackOptions StackOptions::from_config(const Config& config) {
   o.engine = config.choice("stack", "engine", engine_registry());
   o.vem = config.choice("stack", "vem", vem_registry());
   o.filters = config.choice_list("stack", "filters", filter_registry());
+  const int64_t piece_size = config.get_int("stack", "piece_size");
+  if (piece_size < 0)
+    throw UserError("[stack] piece_size must be at least 0, not " + std::to_string(piece_size) +
+                    " (" + config.value("stack", "piece_size").source.str() + ")");
+  o.piece_size = size_t(piece_size);
   o.fuser = FuserOptions::from_config(config);
   o.merge_cache = config.component("fuser", "cache", merge_cache_registry());
   o.merge_cache_dir = config.get_string("fuser", "cache_dir");
@@ -196,6 +201,7 @@ Stack build_stack(const StackOptions& options) {
   for (const auto& f : options.filters) list += (list.empty() ? "" : ",") + f;
   Stack stack;
   stack.filters = resolve_filters(list);
+  stack.piece_size = options.piece_size;
   const VemComponent& vem = vem_registry().find(options.vem).value;
   const EngineComponent& engine = engine_registry().find(options.engine).value;
   StackOptions o = options;

@@ -26,6 +26,7 @@ struct StackOptions {
   std::string engine = "cpu";       // a name of engine_registry()
   std::string vem = "node";         // a name of vem_registry()
   std::vector<std::string> filters; // names of filter_registry(), applied in order
+  size_t piece_size = 4096;         // Stack::piece_size ([stack] piece_size)
   FuserOptions fuser;
   MergeCacheMode merge_cache = MergeCacheMode::MEMORY;
   std::string merge_cache_dir; // merge_cache == DISK: the partitions' directory

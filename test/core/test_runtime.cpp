@@ -165,6 +165,64 @@ TEST_CASE("filters run in order before the backend") {
   CHECK(seen[0] == std::vector<Opcode>{Opcode::ADD});
 }
 
+TEST_CASE("a flush longer than the stack's piece size runs as pieces, each filtered") {
+  std::vector<std::vector<Opcode>> seen;
+  int filtered = 0;
+  Runtime rt;
+  Stack s = fake_stack(&seen);
+  s.piece_size = 3;
+  s.filters.push_back({"count", [&](Program p) {
+                         ++filtered;
+                         CHECK(p.size() <= 3);
+                         return p;
+                       }});
+  rt.install(std::move(s));
+  auto a = make_base("a", DType::FLOAT64, 4);
+  std::vector<Opcode> recorded;
+  for (int i = 0; i < 8; ++i) {
+    Instruction ins = i % 3 == 1 ? Instruction(Opcode::IDENTITY, {View::whole(a), View::whole(a)})
+                                 : add(a);
+    recorded.push_back(ins.op);
+    rt.record(std::move(ins));
+  }
+  rt.flush();
+  REQUIRE(seen.size() >= 3); // at most 3 each
+  std::vector<Opcode> all;
+  for (const auto& piece : seen) {
+    CHECK(!piece.empty());
+    CHECK(piece.size() <= 3);
+    all.insert(all.end(), piece.begin(), piece.end());
+  }
+  CHECK(all == recorded); // in order, each once
+  CHECK(filtered == int(seen.size()));
+  CHECK(rt.counters().flushes == 1); // one flush of the frontend's
+  CHECK(rt.counters().instructions == 8);
+  CHECK(a.use_count() == 1); // every piece's instructions dropped
+  // Three instructions: one piece.
+  seen.clear();
+  for (int i = 0; i < 3; ++i) rt.record(add(a));
+  rt.flush();
+  CHECK(seen.size() == 1);
+}
+
+TEST_CASE("an error in one piece drops the rest of the flush and leaves the runtime usable") {
+  std::vector<std::vector<Opcode>> seen;
+  Runtime rt;
+  Stack s = fake_stack(&seen);
+  s.piece_size = 2;
+  rt.install(std::move(s));
+  auto a = make_base("a", DType::FLOAT64, 4);
+  for (int i = 0; i < 7; ++i) rt.record(i == 3 ? neg(a) : add(a)); // the second piece throws
+  CHECK_THROWS_AS(rt.flush(), UserError);
+  CHECK(seen.size() == 2); // the first piece ran, the one with the NEGATIVE threw, no more
+  CHECK(rt.pending_size() == 0);
+  CHECK(a.use_count() == 1);
+  rt.record(add(a));
+  rt.flush();
+  REQUIRE(seen.size() == 3);
+  CHECK(seen[2] == std::vector<Opcode>{Opcode::ADD});
+}
+
 TEST_CASE("the stack's check sees each recorded instruction with its position") {
   std::vector<std::vector<Opcode>> seen;
   std::vector<size_t> positions;

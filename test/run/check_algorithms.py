@@ -5,8 +5,11 @@
 
 The algorithms come from `hassium run --list-algorithms`. Every run must also match
 CASE.expected (as run_case.py compares); and all runs must print byte-identical output,
-since fusion may change how a program is scheduled but never what it computes.
+since fusion may change how a program is scheduled but never what it computes. So must a run
+whose flushes go through the stack in pieces of a few instructions ([stack] piece_size): cut
+anywhere, a program computes the same.
 """
+import os
 import subprocess
 import sys
 
@@ -27,6 +30,13 @@ def main(argv):
             print("%s: %s" % (a, e), file=sys.stderr)
         failed |= bool(errors)
         outputs[a] = out
+    pieces = "greedy, [stack] piece_size 5"
+    errors, outputs[pieces] = check_case(hassium, case, ["--algorithm", "greedy"],
+                                         dict(os.environ, HASSIUM_STACK_PIECE_SIZE="5"))
+    for e in errors:
+        print("%s: %s" % (pieces, e), file=sys.stderr)
+    failed |= bool(errors)
+    algorithms.append(pieces)
     first = algorithms[0]
     for a in algorithms[1:]:
         if outputs[a] != outputs[first]:

@@ -91,16 +91,16 @@ def compare(got_lines, want_lines, tol):
     return errors
 
 
-def run_hassium(hassium, case, extra=()):
+def run_hassium(hassium, case, extra=(), env=None):
     return subprocess.run([hassium, "run", *extra, str(case)], capture_output=True, text=True,
-                          timeout=600)
+                          timeout=600, env=env)
 
 
-def check_case(hassium, case, extra=()):
-    """Runs one case; returns (messages, stdout)."""
+def check_case(hassium, case, extra=(), env=None):
+    """Runs one case (with `env` as its environment when given); returns (messages, stdout)."""
     case = Path(case)
     want, tol, error = parse_expected(case.with_suffix(".expected"))
-    r = run_hassium(hassium, case, extra)
+    r = run_hassium(hassium, case, extra, env)
     if error is not None:
         if r.returncode != 1 or "hassium: error:" not in r.stderr or error not in r.stderr:
             return ["expected a user error containing %r; exit %d, stderr: %s" %
