@@ -2,7 +2,8 @@
 (indexing.cpp lazy_index): the index normalization, GATHER and SCATTER are recorded without a
 flush, and an index out of bounds is NumPy's IndexError when the flush runs. Values against
 NumPy for every integer index dtype, negative and duplicate indices, n-d x, empty indices. A
-small gather of ready values ([python] eager_max_elements) is NumPy's at once instead."""
+small gather of ready values ([python] eager_max_elements) is done at once on the host instead
+(bridge/common/gather.h), with NumPy's values and errors."""
 
 import gc
 
@@ -296,6 +297,48 @@ def test_small_gathers_of_ready_values_are_numpy_s_at_once():
     yn = [(np.arange(6.0) + 1)[rows[r]:rows[r + 1]] @ np.arange(6.0)[cols[rows[r]:rows[r + 1]]]
           for r in range(4)]
     assert_same(y, np.array(yn))
+
+
+@pytest.mark.parametrize("dt", INT_DTYPES)
+def test_small_gathers_on_the_host_every_dtype_and_layout(dt):
+    # The host's gather (bridge/common/gather.h) against NumPy's: every index dtype, sources of
+    # every element size with strided, reversed and non-contiguous rows, index views that are
+    # strided, reversed or n-d; nothing recorded, no flush.
+    idx_n = np.array([5, 0, 3, 3, 1, 4, 2, 5], dtype=dt)
+    if np.dtype(dt).kind == "i":
+        idx_n[[1, 6]] = [-6, -1]
+    sources = [np.arange(60.0).reshape(6, 10) * 0.5,
+               (np.arange(60) - 30).astype(np.int16).reshape(6, 10),
+               (np.arange(60) % 3 == 0).reshape(6, 10),
+               (np.arange(60) + 1j * np.arange(60)[::-1]).reshape(6, 10)]
+    for xn in sources:
+        x = hassium.array(xn)
+        i = hassium.array(idx_n)
+        hassium.flush()
+        f0 = hassium.profile()["flushes"]
+        for (hk, nk) in (((i,), (idx_n,)), ((i[::-2],), (idx_n[::-2],)),
+                         ((i.reshape(2, 4),), (idx_n.reshape(2, 4),)),
+                         ((i[1:7].reshape(3, 2).T,), (idx_n[1:7].reshape(3, 2).T,))):
+            for hs, ns in ((x, xn), (x[::-1, ::3], xn[::-1, ::3]), (x[:, 7], xn[:, 7]),
+                           (x[1:, 2:5], xn[1:, 2:5])):
+                if ns.shape[0] < 6:
+                    continue
+                before = hassium._hassium.pending()
+                got = hs[hk]
+                assert hassium._hassium.pending() == before
+                assert_same(got, ns[nk])
+        assert hassium.profile()["flushes"] == f0
+    x = hassium.array(np.arange(5.0))
+    hassium.flush()
+    for bad in ([7], [-6], [2, 5]) if np.dtype(dt).kind == "i" else ([7], [2, 5]):
+        b = np.array(bad, dtype=dt)
+        with pytest.raises(IndexError) as e:
+            x[hassium.array(b)]
+        assert str(e.value) == numpy_error(lambda: np.arange(5.0)[b])
+    if dt == "uint64":  # NumPy reads it as intp: -1
+        b = np.array([2**64 - 1], dtype=np.uint64)
+        assert_same(x[hassium.array(b)], np.arange(5.0)[b])
+    assert_same(x[hassium.array(np.array([4], dtype=dt))], np.array([4.0]))  # usable after
 
 
 def test_empty_products_and_unused_bases_record_nothing():
