@@ -1,6 +1,7 @@
 // FlushPolicy: instruction signatures, the rolling phase window and the loop-aligned cut rule.
 #include "core/flush_policy.h"
 
+#include <algorithm>
 #include <variant>
 
 namespace hassium {
@@ -88,8 +89,14 @@ FlushPolicy::Cut FlushPolicy::decide(uint64_t sig, int64_t pending, int64_t thre
     period_ = recurrence_;
     seen_ = true;
     adopted = true;
+    cut_at_anchor_ = false;
   }
-  if (!has_anchor_) return pending > threshold ? cut(Cut::FIRST) : Cut::NONE;
+  if (!has_anchor_) return first_cut(pending, threshold);
+  // Rule 4: the anchor's loop ended (late by more than a period: a triangular sweep's period
+  // grows a little every row).
+  if (!at_anchor && !adopted && cut_at_anchor_ && period_ > 0 &&
+      position_ - anchor_position_ > 2 * period_)
+    return cut(Cut::ENDED);
   // At the anchor: past the threshold, after a forced cut, or when waiting for the anchor's
   // next occurrence (a period away) would pass the limit: programs stay whole periods.
   const int64_t limit = kLimitFactor * threshold;
@@ -98,6 +105,30 @@ FlushPolicy::Cut FlushPolicy::decide(uint64_t sig, int64_t pending, int64_t thre
     return cut(Cut::ALIGNED);
   if (pending > limit) return cut(Cut::FORCED);
   return Cut::NONE;
+}
+
+FlushPolicy::Cut FlushPolicy::first_cut(int64_t pending, int64_t threshold) {
+  if (pending <= threshold) {
+    canon_period_ = 0;
+    return Cut::NONE;
+  }
+  // Rule 1 in a loop (the window recurs p apart, p at most half the threshold): at the phase of
+  // its body whose window hashes least, found over one period of windows. (A window whose slot
+  // of seen_at_ another one took shows no period: the search goes on with the one it has.)
+  const uint64_t p = recurrence_ ? recurrence_ : canon_period_;
+  if (p == 0 || 2 * p > uint64_t(threshold) || pending > threshold + 3 * int64_t(p))
+    return cut(Cut::FIRST);
+  if (p != canon_period_) {
+    canon_period_ = p;
+    canon_seen_ = 0;
+    canon_least_ = window_;
+  }
+  if (canon_seen_ < p) {
+    canon_least_ = std::min(canon_least_, window_);
+    ++canon_seen_;
+    return Cut::NONE;
+  }
+  return window_ == canon_least_ ? cut(Cut::FIRST) : Cut::NONE;
 }
 
 uint64_t FlushPolicy::recurrence(uint64_t limit) {
@@ -112,6 +143,7 @@ uint64_t FlushPolicy::recurrence(uint64_t limit) {
 
 void FlushPolicy::set_anchor() {
   has_anchor_ = true;
+  cut_at_anchor_ = false;
   lengthened_ = false;
   anchor_ = window_;
   anchor_position_ = position_;
@@ -122,12 +154,22 @@ FlushPolicy::Cut FlushPolicy::cut(Cut kind) {
   switch (kind) {
   case Cut::FIRST:
     ++stats_.first;
+    canon_period_ = 0;
     if (align_) set_anchor();
     after_forced_ = false;
     stale_ = 0;
     break;
   case Cut::ALIGNED:
     ++stats_.aligned;
+    after_forced_ = false;
+    stale_ = 0;
+    cut_at_anchor_ = true;
+    break;
+  case Cut::ENDED:
+    ++stats_.ended;
+    has_anchor_ = false;
+    lengthened_ = false;
+    cut_at_anchor_ = false;
     after_forced_ = false;
     stale_ = 0;
     break;
@@ -139,6 +181,7 @@ FlushPolicy::Cut FlushPolicy::cut(Cut kind) {
       period_ = shorter_period_;
       anchor_position_ = position_;
       lengthened_ = false;
+      cut_at_anchor_ = false;
       lengthen_pause_ = kLengthenPause + 1; // (this cut counts one)
       stale_ = 0;
       after_forced_ = false;

@@ -28,10 +28,21 @@
 //      kLengthenPause cuts: the stream may depend on the cuts (a store recorded or written at
 //      once, as a cut left its array pending or not), and then the longer period was not a
 //      loop's;
-//   1. no anchor yet:                 cut when pending > threshold, and anchor there;
+//   1. no anchor yet: cut when pending > threshold, and anchor there; in a loop (the window
+//      recurs p <= threshold / 2 apart) at the body's canonical phase, the one of least window
+//      hash over a period of windows (within threshold + 3p), so the loop's cuts fall at the
+//      same place in it however it was entered;
 //   2. window == anchor and pending > threshold (or the previous cut was forced, or the
 //      anchor's next occurrence, a period away, would pass the limit): cut;
-//   3. pending > limit (2 x threshold):  forced cut.
+//   3. pending > limit (2 x threshold):  forced cut;
+//   4. the anchor recurred every `period` instructions, was cut at (rule 2) since it was set,
+//      and has not recurred for two periods (a triangular sweep's period grows a little every
+//      row, and comes late by that): its loop has ended. Cut there and drop the
+//      anchor (rule 1 sets the next loop's phase). So a loop's programs start at the same place
+//      in it whatever phase the loop before it ended at, and a sequence of loops that repeats
+//      (a time step's sweeps: ADI's four loops over columns and rows) repeats its programs; the
+//      forced cuts did not (a loop's phase then hung on where the previous loops' cuts fell).
+//      At most one such cut per two programs cut by rules 1 and 2.
 // In steady state a loop of period p <= threshold is cut every ceil((threshold+1)/p)
 // iterations at the anchor's phase; p <= limit gives one iteration per flush. A longer body is
 // cut into the same pieces every iteration (forced cuts, then the anchor right after). When
@@ -60,11 +71,12 @@ public:
   static constexpr size_t kSeenSlots = 4096; // windows remembered for their period (power of two)
   static constexpr int kLengthenPause = 8;   // cuts without rule 0 after a forced cut undid it
 
-  enum class Cut { NONE, FIRST, ALIGNED, FORCED };
+  enum class Cut { NONE, FIRST, ALIGNED, FORCED, ENDED };
   struct Stats {
     int64_t first = 0;   // cuts by rule 1 (and the plain threshold rule when align is off)
     int64_t aligned = 0; // cuts at the anchor
     int64_t forced = 0;  // cuts at the limit
+    int64_t ended = 0;   // cuts where the anchor's loop ended (rule 4)
     int64_t reanchored = 0;
     int64_t lengthened = 0; // anchors replaced by a window of a longer period (rule 0)
   };
@@ -90,6 +102,8 @@ private:
   // The current window's period (0: not seen within the limit), remembering where it was seen.
   uint64_t recurrence(uint64_t limit);
   Cut cut(Cut kind);
+  // Rule 1 (no anchor).
+  Cut first_cut(int64_t pending, int64_t threshold);
 
   static constexpr uint64_t kBase = 0x100000001b3ULL; // odd multiplier of the rolling hash
   std::array<uint64_t, kWindow> ring_{};
@@ -100,6 +114,10 @@ private:
   uint64_t position_ = 0;        // signatures pushed so far
   uint64_t anchor_position_ = 0; // where the anchor was set or last recurred
   uint64_t period_ = 0;          // between its last two occurrences; 0 = not recurred yet
+  bool cut_at_anchor_ = false;   // a rule 2 cut since the anchor was set (rule 4 applies)
+  // Rule 1's search for a loop's canonical phase: the period it runs over (0: none), the
+  // windows seen over it and the least of them.
+  uint64_t canon_period_ = 0, canon_seen_ = 0, canon_least_ = 0;
   // Rule 0's: the anchor and period it replaced (restored at a forced cut), whether it holds.
   uint64_t shorter_anchor_ = 0, shorter_period_ = 0;
   bool lengthened_ = false;

@@ -148,7 +148,7 @@ void bind_functions(py::module_& m) {
   m.def("flush_policy_stats", [] {
     FlushPolicy::Stats s = flush_policy_stats();
     return pybind11::dict(pybind11::arg("first") = s.first, pybind11::arg("aligned") = s.aligned,
-                          pybind11::arg("forced") = s.forced,
+                          pybind11::arg("forced") = s.forced, pybind11::arg("ended") = s.ended,
                           pybind11::arg("reanchored") = s.reanchored);
   });
   m.def("_set_shutting_down", &set_shutting_down);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "core/flush_policy.h"
@@ -121,17 +122,51 @@ TEST_CASE("a new loop takes over the anchor", "[flush_policy]") {
   const size_t start = f.position;
   for (int it = 0; it < 300; ++it)
     for (uint64_t i = 0; i < 45; ++i) f.record(77000 + i);
-  // The first loop's anchor recurred every iteration and stops: one forced cut re-anchors,
-  // then the second loop's programs are whole iterations, all equal.
+  // The first loop's anchor recurred every iteration and stops: the program ends two of its
+  // periods after its last occurrence (rule 4), the next is cut past the threshold and anchors
+  // there, then the second loop's programs are whole iterations, all equal.
   REQUIRE(f.programs.size() > first_loop_cuts + 4);
-  CHECK(f.kinds[first_loop_cuts] == FlushPolicy::Cut::FORCED);
-  CHECK(f.policy.stats().forced == 1);
-  const size_t from = first_loop_cuts + 1;
+  CHECK(f.kinds[first_loop_cuts] == FlushPolicy::Cut::ENDED);
+  CHECK(f.cut_at[first_loop_cuts] - start < 2 * stream_per_iteration(60));
+  CHECK(f.kinds[first_loop_cuts + 1] == FlushPolicy::Cut::FIRST);
+  CHECK(f.policy.stats().forced == 0);
+  CHECK(f.policy.stats().ended == 1);
+  const size_t from = first_loop_cuts + 2;
   for (size_t c = from; c < f.programs.size(); ++c) {
     CHECK(f.kinds[c] == FlushPolicy::Cut::ALIGNED);
-    CHECK((f.cut_at[c] - start) % 45 == (f.cut_at[first_loop_cuts] - start) % 45);
+    CHECK((f.cut_at[c] - start) % 45 == (f.cut_at[first_loop_cuts + 1] - start) % 45);
     if (c > from) CHECK(f.programs[c] == f.programs[from + 1]);
   }
+}
+
+TEST_CASE("time steps of several loops repeat their programs", "[flush_policy]") {
+  // NPBench's adi: per time step four loops of 498 iterations over columns and rows, bodies of
+  // 28 and 7 instructions. Whatever phase one loop ends at, the next loop's programs start at
+  // the same place in it, so from the second time step on no program is new.
+  Feeder f(1000);
+  std::vector<size_t> step_start;
+  for (int t = 0; t < 8; ++t) {
+    step_start.push_back(f.position);
+    for (uint64_t loop = 0; loop < 4; ++loop) {
+      const uint64_t body = loop % 2 ? 7 : 28;
+      for (int it = 0; it < 498; ++it)
+        for (uint64_t i = 0; i < body; ++i) f.record(100 * (loop + 1) + i);
+    }
+  }
+  std::set<std::vector<uint64_t>> seen_before_step_2, new_later;
+  size_t from = 0;
+  for (size_t c = 0; c < f.programs.size(); ++c) {
+    const size_t start = from;
+    from = f.cut_at[c];
+    if (start < step_start[2]) {
+      seen_before_step_2.insert(f.programs[c]);
+    } else if (!seen_before_step_2.count(f.programs[c])) {
+      new_later.insert(f.programs[c]);
+    }
+  }
+  CHECK(new_later.empty());
+  CHECK(f.policy.stats().ended >= 8 * 4 - 1);
+  for (const auto& p : f.programs) CHECK(p.size() <= 2000); // within the limit
 }
 
 TEST_CASE("other flushes restart the program but keep the phase", "[flush_policy]") {
