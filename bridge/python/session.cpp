@@ -29,8 +29,11 @@ int64_t g_next_name = 0;
 bool g_shutting_down = false;
 // The base whose sync failed last (its values are unspecified) and the error: reading it again
 // repeats the error instead of showing garbage (NumPy asks the buffer protocol first and
-// swallows its error before calling __array__).
+// swallows its error before calling __array__), until a write to it is recorded (its
+// Base::generation moves on): a later flush of other work (FREEs of garbage the collector
+// found) leaves it failed.
 std::weak_ptr<Base> g_failed_base;
+uint64_t g_failed_generation = 0;
 std::string g_failed_message;
 std::optional<IndexOutOfBounds> g_failed_index; // when that error was an index out of bounds
 
@@ -81,12 +84,16 @@ void sync(const BasePtr& base, const View* part) {
     without_gil([&] { Runtime::instance().sync(part ? *part : View::whole(base)); });
   } catch (const UserError& e) {
     g_failed_base = base;
+    g_failed_generation = base->generation;
     g_failed_message = e.what();
     g_failed_index.reset();
     if (auto* ie = dynamic_cast<const IndexOutOfBounds*>(&e)) g_failed_index = *ie;
     throw;
   }
-  if (is_failed(base)) g_failed_base.reset();
+  if (is_failed(base)) {
+    if (base->generation == g_failed_generation) return; // not written since: still failed
+    g_failed_base.reset();
+  }
   if (!base->data) allocate_external(*base);
 }
 

@@ -183,6 +183,26 @@ def test_out_of_bounds_is_numpy_index_error_at_the_flush(shape, index):
                 x[np.array([-1])] if x.size else x[np.array([], int)])
 
 
+def test_a_failed_array_stays_failed_through_other_flushes_until_written():
+    # Reading it again repeats its error even when other work is pending and flushes then (the
+    # FREEs of garbage the collector found; here an array computed meanwhile); a write makes it
+    # usable again.
+    h = hassium.array(np.arange(5.0))
+    y = h[lazy(np.array([0, 9]))]
+    with pytest.raises(IndexError):
+        np.asarray(y)
+    z = hassium.arange(4.0) * 2.0  # pending
+    with pytest.raises(IndexError, match="index 9 is out of bounds for axis 0 with size 5"):
+        np.asarray(y)
+    assert hassium._hassium.pending() == 0  # z's work ran in that read's flush
+    assert_same(z, np.arange(4.0) * 2.0)
+    hassium.flush()
+    with pytest.raises(IndexError):
+        np.asarray(y)
+    y[...] = 1.5
+    assert_same(y, np.array([1.5, 1.5]))
+
+
 def test_out_of_bounds_assignment_and_inplace():
     x = np.arange(5.0)
     want = numpy_error(lambda: x.copy().__setitem__(np.array([1, 7]), 0.0))
