@@ -11,8 +11,8 @@
 
 #include "core/error.h"
 #include "core/interrupt.h"
-#include "core/program_pieces.h"
 #include "core/memory_error.h"
+#include "core/program_pieces.h"
 
 namespace hassium {
 
@@ -189,8 +189,8 @@ void Runtime::run_in_pieces(Program& program) {
   Program piece;
   for (size_t k = 0; k < starts.size(); ++k) {
     const auto first = program.instrs.begin() + long(starts[k]);
-    const auto end = k + 1 < starts.size() ? program.instrs.begin() + long(starts[k + 1])
-                                           : program.instrs.end();
+    const auto end =
+        k + 1 < starts.size() ? program.instrs.begin() + long(starts[k + 1]) : program.instrs.end();
     piece.instrs.assign(std::make_move_iterator(first), std::make_move_iterator(end));
     for (const auto& filter : stack_.filters) piece = filter.fn(std::move(piece));
     stack_.backend->execute(piece);

@@ -54,7 +54,7 @@ struct Stack {
   // A flush of more instructions runs through the filters and the backend as consecutive pieces
   // of at most this many (core/program_pieces.h); 0 = whole.
   size_t piece_size = 0;
-  bool profile = false;             // print the counters to stderr at exit
+  bool profile = false; // print the counters to stderr at exit
   // Checks each recorded instruction (its position in the pending program given) and throws
   // UserError when it is invalid; empty = no check. install_stack() sets it to the ir
   // verifier in debug builds, where a bad instruction is caught at the frontend's call.

@@ -84,15 +84,24 @@ bool gather_rows(const View& x, const View& idx, void* out) {
   HS_INTERNAL_ASSERT(x.ndim() >= 1) << "a gather from a 0-d view";
   char* o = static_cast<char*>(out);
   switch (idx.base->dtype) {
-  case DType::INT8: return gather_typed<int8_t>(x, idx, o);
-  case DType::INT16: return gather_typed<int16_t>(x, idx, o);
-  case DType::INT32: return gather_typed<int32_t>(x, idx, o);
-  case DType::INT64: return gather_typed<int64_t>(x, idx, o);
-  case DType::UINT8: return gather_typed<uint8_t>(x, idx, o);
-  case DType::UINT16: return gather_typed<uint16_t>(x, idx, o);
-  case DType::UINT32: return gather_typed<uint32_t>(x, idx, o);
-  case DType::UINT64: return gather_typed<uint64_t>(x, idx, o);
-  default: break;
+  case DType::INT8:
+    return gather_typed<int8_t>(x, idx, o);
+  case DType::INT16:
+    return gather_typed<int16_t>(x, idx, o);
+  case DType::INT32:
+    return gather_typed<int32_t>(x, idx, o);
+  case DType::INT64:
+    return gather_typed<int64_t>(x, idx, o);
+  case DType::UINT8:
+    return gather_typed<uint8_t>(x, idx, o);
+  case DType::UINT16:
+    return gather_typed<uint16_t>(x, idx, o);
+  case DType::UINT32:
+    return gather_typed<uint32_t>(x, idx, o);
+  case DType::UINT64:
+    return gather_typed<uint64_t>(x, idx, o);
+  default:
+    break;
   }
   HS_INTERNAL_ASSERT(false) << "indices of " << dtype_name(idx.base->dtype);
   return false;

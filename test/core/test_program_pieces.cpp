@@ -21,8 +21,7 @@ int64_t crossing(const Program& p, size_t c) {
   for (size_t i = 0; i < c; ++i)
     for (const Operand& before : p.instrs[i].operands) {
       const View* v = std::get_if<View>(&before);
-      if (!v || std::find(counted.begin(), counted.end(), v->base.get()) != counted.end())
-        continue;
+      if (!v || std::find(counted.begin(), counted.end(), v->base.get()) != counted.end()) continue;
       bool later = false;
       for (size_t j = c; j < p.size() && !later; ++j)
         for (const Operand& after : p.instrs[j].operands)
@@ -57,9 +56,9 @@ TEST_CASE("a cut goes where the fewest bytes are used on both sides, the latest 
     Program p;
     for (int i = 0; i < 40; ++i) {
       const BasePtr& prev = t[size_t(i > 0 ? i - 1 : 0)];
-      p.instrs.push_back(Instruction(
-          Opcode::ADD, {View::whole(t[size_t(i)]), View::whole(prev),
-                        View::whole(i >= first && i <= last ? big : prev)}));
+      p.instrs.push_back(
+          Instruction(Opcode::ADD, {View::whole(t[size_t(i)]), View::whole(prev),
+                                    View::whole(i >= first && i <= last ? big : prev)}));
     }
     return p;
   };

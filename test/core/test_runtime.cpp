@@ -180,8 +180,8 @@ TEST_CASE("a flush longer than the stack's piece size runs as pieces, each filte
   auto a = make_base("a", DType::FLOAT64, 4);
   std::vector<Opcode> recorded;
   for (int i = 0; i < 8; ++i) {
-    Instruction ins = i % 3 == 1 ? Instruction(Opcode::IDENTITY, {View::whole(a), View::whole(a)})
-                                 : add(a);
+    Instruction ins =
+        i % 3 == 1 ? Instruction(Opcode::IDENTITY, {View::whole(a), View::whole(a)}) : add(a);
     recorded.push_back(ins.op);
     rt.record(std::move(ins));
   }
