@@ -7,6 +7,7 @@
 #include <bit>
 #include <cstring>
 
+#include "bridge/common/rows.h"
 #include "core/dtype.h"
 #include "core/error.h"
 
@@ -22,32 +23,6 @@ inline uint64_t nonzero_bytes(uint64_t w) {
   w |= w >> 2;
   w |= w >> 1;
   return w & kOnes;
-}
-
-// Calls row(mask_offset, x_offset) for each row (the last axis) of the views' common shape,
-// in row-major order: the offsets, in elements, of the row's first element. `x` may be the
-// mask itself (counting).
-template <class Row> void for_each_row(const View& mask, const View& x, Row&& row) {
-  const size_t nd = mask.shape.size();
-  for (int64_t e : mask.shape)
-    if (e == 0) return;
-  if (nd <= 1) return row(mask.offset, x.offset);
-  Dims index(nd - 1, 0);
-  int64_t m = mask.offset, o = x.offset;
-  for (;;) {
-    row(m, o);
-    size_t d = nd - 1;
-    for (;;) { // the next row: the odometer over the outer axes
-      --d;
-      m += mask.stride[d];
-      o += x.stride[d];
-      if (++index[d] < mask.shape[d]) break;
-      m -= mask.stride[d] * mask.shape[d];
-      o -= x.stride[d] * x.shape[d];
-      index[d] = 0;
-      if (d == 0) return;
-    }
-  }
 }
 
 int64_t count_row(const uint8_t* p, int64_t stride, int64_t n) {
@@ -83,7 +58,7 @@ char* compress_row(const uint8_t* mp, int64_t ms, const char* xp, int64_t xs, in
         continue;
       }
       if (((w * kOnes) >> 56) <= 4) { // few selected: read only theirs (a sparse mask's
-        do {                           // other elements would double the cache lines read)
+        do {                          // other elements would double the cache lines read)
           const int64_t j = i + (std::countr_zero(w) >> 3);
           std::memcpy(out, xp + j * xs * int64_t(Size), Size);
           out += Size;

@@ -5,36 +5,13 @@
 #include <cstring>
 #include <limits>
 
+#include "bridge/common/rows.h"
 #include "core/dtype.h"
 #include "core/error.h"
 
 namespace hassium::frontend {
 
 namespace {
-
-// Calls fn(offset) for each element of a view's shape and strides from `offset`, in row-major
-// order (nothing for an empty shape's zero extents; once for 0-d).
-template <class Fn>
-void for_each_element(const Dims& shape, const Dims& stride, int64_t offset, Fn&& fn) {
-  const size_t nd = shape.size();
-  for (int64_t e : shape)
-    if (e == 0) return;
-  if (nd == 0) return fn(offset);
-  Dims index(nd, 0);
-  int64_t o = offset;
-  for (;;) {
-    for (int64_t i = 0, s = stride[nd - 1]; i < shape[nd - 1]; ++i) fn(o + i * s);
-    size_t d = nd - 1;
-    for (;;) { // the next row: the odometer over the outer axes
-      if (d == 0) return;
-      --d;
-      o += stride[d];
-      if (++index[d] < shape[d]) break;
-      o -= stride[d] * shape[d];
-      index[d] = 0;
-    }
-  }
-}
 
 // The row an index names, or -1 outside [-n, n).
 template <class T> int64_t row_of(T raw, int64_t n) {
@@ -46,34 +23,50 @@ template <class T> int64_t row_of(T raw, int64_t n) {
   }
 }
 
+// The extent and stride of a view's last axis (1 and 0 for a 0-d view).
+void last_axis(const View& v, int64_t& extent, int64_t& stride) {
+  const size_t nd = v.shape.size();
+  extent = nd ? v.shape[nd - 1] : 1;
+  stride = nd ? v.stride[nd - 1] : 0;
+}
+
 template <class T> bool gather_typed(const View& x, const View& idx, char* out) {
   const auto* indices = static_cast<const T*>(idx.base->data);
   const auto* xdata = static_cast<const char*>(x.base->data);
   const int64_t n = x.shape[0], size = dtype_size(x.base->dtype);
-  // A row: x.shape[1:] and its strides, from the row's first element.
-  const Dims row_shape(x.shape.begin() + 1, x.shape.end());
-  const Dims row_stride(x.stride.begin() + 1, x.stride.end());
+  // A row of x: x.shape[1:] and its strides, from the row's first element.
+  View row_view;
+  row_view.base = x.base;
+  row_view.shape = Dims(x.shape.begin() + 1, x.shape.end());
+  row_view.stride = Dims(x.stride.begin() + 1, x.stride.end());
   int64_t row = 1;
   bool contiguous = true;
-  for (size_t d = row_shape.size(); d-- > 0; row *= row_shape[d])
-    contiguous = contiguous && (row_shape[d] == 1 || row_stride[d] == row);
+  for (size_t d = row_view.shape.size(); d-- > 0; row *= row_view.shape[d])
+    contiguous = contiguous && (row_view.shape[d] == 1 || row_view.stride[d] == row);
+  int64_t idx_extent, idx_stride, row_extent, row_stride;
+  last_axis(idx, idx_extent, idx_stride);
+  last_axis(row_view, row_extent, row_stride);
   bool ok = true;
-  for_each_element(idx.shape, idx.stride, idx.offset, [&](int64_t at) {
-    const int64_t j = ok ? row_of(indices[at], n) : -1;
-    if (j < 0) {
-      ok = false;
-      return;
+  for_each_row(idx, idx, [&](int64_t first, int64_t) {
+    for (int64_t i = 0; ok && i < idx_extent; ++i) {
+      const int64_t j = row_of(indices[first + i * idx_stride], n);
+      if (j < 0) {
+        ok = false;
+        return;
+      }
+      const char* src = xdata + (x.offset + j * x.stride[0]) * size;
+      if (contiguous) {
+        std::memcpy(out, src, size_t(row * size));
+        out += row * size;
+        continue;
+      }
+      for_each_row(row_view, row_view, [&](int64_t e, int64_t) {
+        for (int64_t k = 0; k < row_extent; ++k) {
+          std::memcpy(out, src + (e + k * row_stride) * size, size_t(size));
+          out += size;
+        }
+      });
     }
-    const char* src = xdata + (x.offset + j * x.stride[0]) * size;
-    if (contiguous) {
-      std::memcpy(out, src, size_t(row * size));
-      out += row * size;
-      return;
-    }
-    for_each_element(row_shape, row_stride, 0, [&](int64_t e) {
-      std::memcpy(out, src + e * size, size_t(size));
-      out += size;
-    });
   });
   return ok;
 }
