@@ -170,18 +170,21 @@ void Runtime::run_pending(const View* sync_part) {
     flush_seconds_ += seconds_since(t0);
   };
   try {
-    if (stack_.piece_size > 0 && program.size() > stack_.piece_size) {
+    if (stack_.piece_size > 0 && program.size() > stack_.piece_size)
       run_in_pieces(program);
-    } else {
-      for (const auto& filter : stack_.filters) program = filter.fn(std::move(program));
-      stack_.backend->execute(program);
-    }
+    else
+      run_stack(program);
   } catch (...) {
     finish(false);
     throw;
   }
   finish(true);
   keep_operand_storage(program);
+}
+
+void Runtime::run_stack(Program& program) {
+  for (const auto& filter : stack_.filters) program = filter.fn(std::move(program));
+  stack_.backend->execute(program);
 }
 
 void Runtime::run_in_pieces(Program& program) {
@@ -192,8 +195,7 @@ void Runtime::run_in_pieces(Program& program) {
     const auto end =
         k + 1 < starts.size() ? program.instrs.begin() + long(starts[k + 1]) : program.instrs.end();
     piece.instrs.assign(std::make_move_iterator(first), std::make_move_iterator(end));
-    for (const auto& filter : stack_.filters) piece = filter.fn(std::move(piece));
-    stack_.backend->execute(piece);
+    run_stack(piece);
     keep_operand_storage(piece);
     piece = Program();
   }

@@ -139,6 +139,8 @@ private:
   ProfileCounters counters_held() const;
   // Keeps the operand vectors of an executed program for operand_storage(), emptied.
   void keep_operand_storage(Program& program);
+  // The stack's filters in order, then its backend, on one program (or piece of one).
+  void run_stack(Program& program);
   // Runs a flush longer than stack_.piece_size through the filters and the backend piece by
   // piece (core/program_pieces.h); the program's instructions are moved out.
   void run_in_pieces(Program& program);

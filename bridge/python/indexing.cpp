@@ -576,6 +576,13 @@ py::object element_at(const View& a, int64_t offset) {
   return numpy_scalar(static_cast<const char*>(a.base->data) + offset * dtype_size(t), t);
 }
 
+// A write the frontend made into the base's memory itself: counted as record() counts one
+// (hassium/_masked.py's check), and one an engine's device copy has not seen.
+void note_host_write(Base& b) {
+  ++b.generation;
+  ++b.host_writes;
+}
+
 // a[i, j] = value for a constant value (a Python or NumPy scalar) when nothing pending reads or
 // writes a's base (store_ready()): the value is stored into the memory at once, as NumPy's
 // conversion makes it (assigned_constant(), with its errors), and nothing is recorded. False
@@ -587,8 +594,7 @@ bool store_element(const View& a, int64_t offset, py::handle value) {
   Base& b = *a.base;
   const Scalar c = v.code == code_of(b.dtype) ? v.value : assigned_constant(v, b.dtype);
   c.store(static_cast<char*>(b.data) + offset * dtype_size(b.dtype));
-  ++b.generation;  // a write (hassium/_masked.py's check), as record() counts one
-  ++b.host_writes; // an engine's device copy is stale
+  note_host_write(b);
   return true;
 }
 
@@ -826,8 +832,7 @@ py::object take_mask(const Array& a, py::handle mask) {
   Base& b = *out.view.base;
   Runtime::instance().allocate_host(b);
   frontend::compress(a.view, m->view, b.data, count);
-  ++b.generation;  // a write (hassium/_masked.py's check), as record() counts one
-  ++b.host_writes; // an engine's device copy is stale
+  note_host_write(b);
   return wrap(std::move(out));
 }
 
@@ -865,8 +870,7 @@ py::object getitem(const Array& a, py::handle key) {
       Base& b = *out.view.base;
       Runtime::instance().allocate_host(b);
       if (frontend::gather_rows(li.view, li.idx->view, b.data)) {
-        ++b.generation;  // a write (hassium/_masked.py's check), as record() counts one
-        ++b.host_writes; // an engine's device copy is stale
+        note_host_write(b);
         return wrap(std::move(out));
       }
       return wrap_computed(a, borrowed_numpy_view(li.view)[borrowed_numpy_view(li.idx->view)]);
